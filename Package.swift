@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pgn-lsp",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pgn-lsp", targets: ["pgn-lsp"]),
+        .library(name: "ChessCore", targets: ["ChessCore"]),
+        .library(name: "PGN", targets: ["PGN"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .target(name: "ChessCore"),
+        .target(name: "PGN", dependencies: ["ChessCore"]),
+        .executableTarget(
+            name: "pgn-lsp",
+            dependencies: [
+                "ChessCore", "PGN",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
+        .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
+    ]
+)

@@ -1,0 +1,2 @@
+import ArgumentParser
+@main struct PGNLSP: ParsableCommand {}
