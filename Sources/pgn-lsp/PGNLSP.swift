@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct PGNLSP: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pgn-lsp",
+        abstract: "A language server and command-line toolkit for chess games in PGN.",
+        subcommands: [Perft.self, Positions.self]
+    )
+}
