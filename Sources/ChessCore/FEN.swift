@@ -122,17 +122,21 @@ extension Position {
         if fields.count > 2 { try parseCastling(fields[2].text, at: fields[2].start) }
         if fields.count > 3 { try parseEnPassant(fields[3].text, at: fields[3].start) }
         if fields.count > 4 {
-            halfmoveClock = try Position.parseNumber(fields[4].text, at: fields[4].start, field: .halfmoveClock, minimum: 0)
+            halfmoveClock = try Position.parseNumber(
+                fields[4].text, at: fields[4].start, field: .halfmoveClock, minimum: 0)
         }
         if fields.count > 5 {
-            fullmoveNumber = try Position.parseNumber(fields[5].text, at: fields[5].start, field: .fullmoveNumber, minimum: 0)
+            fullmoveNumber = try Position.parseNumber(
+                fields[5].text, at: fields[5].start, field: .fullmoveNumber, minimum: 0)
             // Some writers put 0 here; the count starts at 1.
             if fullmoveNumber == 0 { fullmoveNumber = 1 }
         }
         rehash()
     }
 
-    private static func parseNumber(_ text: [Unicode.Scalar], at start: Int, field: FENError.Field, minimum: Int) throws(FENError) -> Int {
+    private static func parseNumber(
+        _ text: [Unicode.Scalar], at start: Int, field: FENError.Field, minimum: Int
+    ) throws(FENError) -> Int {
         let string = String(String.UnicodeScalarView(text))
         guard text.count <= 6, let value = Int(string), value >= minimum else {
             throw FENError(field: field, offset: start, reason: .invalidNumber(string))
@@ -151,7 +155,7 @@ extension Position {
                 if rank == 0 { throw FENError(field: .board, offset: offset, reason: .tooManyRanks) }
                 rank -= 1
                 file = 0
-            case "1"..."8":
+            case "1"..."9":
                 file += Int(scalar.value) - 48
                 if file > 8 { throw FENError(field: .board, offset: offset, reason: .tooManySquaresInRank(rank: rank)) }
             default:
@@ -160,12 +164,16 @@ extension Position {
                 guard let piece = Piece(fenCharacter: Character(scalar)) else {
                     throw FENError(field: .board, offset: offset, reason: .unexpectedCharacter(Character(scalar)))
                 }
-                if file >= 8 { throw FENError(field: .board, offset: offset, reason: .tooManySquaresInRank(rank: rank)) }
+                if file >= 8 {
+                    throw FENError(field: .board, offset: offset, reason: .tooManySquaresInRank(rank: rank))
+                }
                 put(piece.color, piece.role, Square(rank * 8 + file))
                 file += 1
             }
         }
-        if file < 8 { throw FENError(field: .board, offset: start + text.count, reason: .tooFewSquaresInRank(rank: rank)) }
+        if file < 8 {
+            throw FENError(field: .board, offset: start + text.count, reason: .tooFewSquaresInRank(rank: rank))
+        }
         if rank > 0 { throw FENError(field: .board, offset: start + text.count, reason: .tooFewRanks(8 - rank)) }
     }
 
@@ -174,7 +182,9 @@ extension Position {
             let k = pieces(color, .king).count
             if k == 0 { throw FENError(field: .board, offset: nil, reason: .missingKing(color)) }
             if k > 1 { throw FENError(field: .board, offset: nil, reason: .tooManyKings(color)) }
-            if pieces(color, .pawn).count > 8 { throw FENError(field: .board, offset: nil, reason: .tooManyPawns(color)) }
+            if pieces(color, .pawn).count > 8 {
+                throw FENError(field: .board, offset: nil, reason: .tooManyPawns(color))
+            }
             if pieces(color).count > 16 { throw FENError(field: .board, offset: nil, reason: .tooManyPieces(color)) }
         }
         if let pawn = (pawns & (Bitboard.rank(0) | Bitboard.rank(7))).first {
@@ -217,11 +227,20 @@ extension Position {
             default:
                 throw FENError(field: .castling, offset: offset, reason: .unexpectedCharacter(character))
             }
-            guard let rook else { throw FENError(field: .castling, offset: offset, reason: .castlingWithoutRook(character)) }
-            if rights.contains(rook) { throw FENError(field: .castling, offset: offset, reason: .duplicateCastlingRight(character)) }
+            guard let rook else {
+                throw FENError(field: .castling, offset: offset, reason: .castlingWithoutRook(character))
+            }
+            if rights.contains(rook) {
+                throw FENError(field: .castling, offset: offset, reason: .duplicateCastlingRight(character))
+            }
             // Only one rook a side: the king castles with one rook towards each wing.
-            let sameWing = rights & backRank & (rook.file > king.file ? Bitboard(raw: ~((2 << UInt64(king.index)) - 1)) : Bitboard(raw: (1 << UInt64(king.index)) - 1))
-            if sameWing.isNotEmpty { throw FENError(field: .castling, offset: offset, reason: .duplicateCastlingRight(character)) }
+            let sameWing =
+                rights & backRank
+                & (rook.file > king.file
+                    ? Bitboard(raw: ~((2 << UInt64(king.index)) - 1)) : Bitboard(raw: (1 << UInt64(king.index)) - 1))
+            if sameWing.isNotEmpty {
+                throw FENError(field: .castling, offset: offset, reason: .duplicateCastlingRight(character))
+            }
             rights.insert(rook)
         }
         castlingRights = rights
@@ -248,15 +267,20 @@ extension Position {
         guard square.rank == (turn == .white ? 5 : 2) else {
             throw FENError(
                 field: .enPassant, offset: start,
-                reason: .impossibleEnPassant(square, "it must be on rank \(turn == .white ? 6 : 3) with \(turn) to move"))
+                reason: .impossibleEnPassant(
+                    square, "it must be on rank \(turn == .white ? 6 : 3) with \(turn) to move"))
         }
         let pushed = Square(square.index - up)
         let origin = Square(square.index + up)
         guard pieces(turn.opponent, .pawn).contains(pushed) else {
-            throw FENError(field: .enPassant, offset: start, reason: .impossibleEnPassant(square, "no \(turn.opponent.description.lowercased()) pawn on \(pushed)"))
+            throw FENError(
+                field: .enPassant, offset: start,
+                reason: .impossibleEnPassant(square, "no \(turn.opponent.description.lowercased()) pawn on \(pushed)"))
         }
         guard !occupied.contains(square) && !occupied.contains(origin) else {
-            throw FENError(field: .enPassant, offset: start, reason: .impossibleEnPassant(square, "\(occupied.contains(square) ? square : origin) is not empty"))
+            throw FENError(
+                field: .enPassant, offset: start,
+                reason: .impossibleEnPassant(square, "\(occupied.contains(square) ? square : origin) is not empty"))
         }
         // Kept only when a capture is possible, as the position's invariant asks.
         if enPassantCaptureIsLegal(on: square) { enPassantSquare = square }
@@ -304,7 +328,10 @@ extension Position {
             let rights = castlingRights & pieces(color)
             for rook in rights.reversed() {
                 let kingside = rook.file > king.file
-                let outermost = kingside ? (rooks & Bitboard(raw: ~((2 << UInt64(king.index)) - 1))).last : (rooks & Bitboard(raw: (1 << UInt64(king.index)) - 1)).first
+                let outermost =
+                    kingside
+                    ? (rooks & Bitboard(raw: ~((2 << UInt64(king.index)) - 1))).last
+                    : (rooks & Bitboard(raw: (1 << UInt64(king.index)) - 1)).first
                 var letter: Character
                 if outermost == rook {
                     letter = kingside ? "K" : "Q"

@@ -189,7 +189,9 @@ extension Position {
             targets &= line & target
             for to in targets {
                 if lastRank.contains(to) {
-                    for role in [Role.queen, .rook, .bishop, .knight] { sink.add(Move(from: from, to: to, promotion: role)) }
+                    for role in [Role.queen, .rook, .bishop, .knight] {
+                        sink.add(Move(from: from, to: to, promotion: role))
+                    }
                 } else {
                     sink.add(Move(from: from, to: to))
                 }
@@ -211,7 +213,8 @@ extension Position {
             if (path & occupied & ~king.bitboard & ~rook.bitboard).isNotEmpty { continue }
             let withoutKing = occupied ^ king.bitboard
             var safe = true
-            for square in a.between(king, kingTo) where attackers(of: square, by: them, occupied: withoutKing).isNotEmpty {
+            for square in a.between(king, kingTo)
+            where attackers(of: square, by: them, occupied: withoutKing).isNotEmpty {
                 safe = false
                 break
             }

@@ -62,6 +62,11 @@ public struct SANLeniency: OptionSet, Sendable, Hashable {
 public struct SANMove: Sendable, Hashable {
     public let move: Move
     public let leniency: SANLeniency
+
+    public init(move: Move, leniency: SANLeniency) {
+        self.move = move
+        self.leniency = leniency
+    }
 }
 
 /// Why a move cannot be played.
@@ -164,18 +169,23 @@ struct SANText {
             sawSuffix = false
             let last = bytes[end - 1]
             if last == 0x2B {  // +
-                if check == .none { check = .check } else if check == .check { check = .mate }  // `++` is mate in some texts
+                // `++` is mate in some texts.
+                if check == .none { check = .check } else if check == .check { check = .mate }
                 end -= 1
                 sawSuffix = true
             } else if last == 0x23 {  // #
                 check = .mate
                 end -= 1
                 sawSuffix = true
-            } else if end - start >= 6 && bytes[end - 4] == 0x65 && bytes[end - 3] == 0x2E && bytes[end - 2] == 0x70 && last == 0x2E {
+            } else if end - start >= 6 && bytes[end - 4] == 0x65 && bytes[end - 3] == 0x2E && bytes[end - 2] == 0x70
+                && last == 0x2E
+            {
                 end -= 4  // e.p.
                 leniency.insert(.enPassantSuffix)
                 sawSuffix = true
-            } else if end - start >= 4 && bytes[end - 2] == 0x65 && last == 0x70 && Square.rank(ascii: bytes[end - 3]) != nil {
+            } else if end - start >= 4 && bytes[end - 2] == 0x65 && last == 0x70
+                && Square.rank(ascii: bytes[end - 3]) != nil
+            {
                 end -= 2  // ep
                 leniency.insert(.enPassantSuffix)
                 sawSuffix = true
@@ -203,7 +213,9 @@ struct SANText {
         }
 
         // Promotion at the end: `=Q`, `Q`, `(Q)`, `/Q`.
-        if end - start >= 3, let role = Role(letter: Character(Unicode.Scalar(bytes[end - 1]))), Square.rank(ascii: bytes[end - 2]) != nil || bytes[end - 2] == 0x3D || bytes[end - 2] == 0x2F {
+        if end - start >= 3, let role = Role(letter: Character(Unicode.Scalar(bytes[end - 1]))),
+            Square.rank(ascii: bytes[end - 2]) != nil || bytes[end - 2] == 0x3D || bytes[end - 2] == 0x2F
+        {
             if bytes[end - 1] >= 0x61 { leniency.insert(.lowercasePromotion) }
             promotion = role
             end -= 1
@@ -222,14 +234,18 @@ struct SANText {
         }
 
         // Destination square.
-        guard end - start >= 2, let toFile = Square.file(ascii: bytes[end - 2]), let toRank = Square.rank(ascii: bytes[end - 1]) else {
+        guard end - start >= 2, let toFile = Square.file(ascii: bytes[end - 2]),
+            let toRank = Square.rank(ascii: bytes[end - 1])
+        else {
             return nil
         }
         to = Square(toRank * 8 + toFile)
         end -= 2
 
         // Capture sign or long-algebraic hyphen.
-        if end > start && (bytes[end - 1] == 0x78 || bytes[end - 1] == 0x3A || bytes[end - 1] == 0x2D || bytes[end - 1] == 0x58) {
+        if end > start
+            && (bytes[end - 1] == 0x78 || bytes[end - 1] == 0x3A || bytes[end - 1] == 0x2D || bytes[end - 1] == 0x58)
+        {
             separator = bytes[end - 1]
             capture = separator != 0x2D
             if separator == 0x3A { leniency.insert(.colonCapture) }
@@ -319,7 +335,9 @@ extension Position {
             if move.promotion != text.promotion { continue }
             if let previous = matched, previous != move {
                 var list = [previous, move]
-                for other in all where other != previous && other != move && !other.isCastle && other.to == to && fromMask.contains(other.from)
+                for other in all
+                where other != previous && other != move && !other.isCastle && other.to == to
+                    && fromMask.contains(other.from)
                     && self.role(at: other.from) == role && other.promotion == text.promotion
                 {
                     list.append(other)
@@ -330,12 +348,19 @@ extension Position {
         }
         // `e1g1` and `Ke1h1` are castling as UCI and Chess960 GUIs write it.
         if matched == nil && role == .king && text.fromFile != nil && text.fromRank != nil {
-            matched = all.first { $0.isCastle && fromMask.contains($0.from) && ($0.to == to || $0.kingDestination == to) }
+            matched = all.first {
+                $0.isCastle && fromMask.contains($0.from) && ($0.to == to || $0.kingDestination == to)
+            }
         }
-        guard let move = matched else { throw .illegal(illegalReason(role: role, to: to, fromMask: fromMask, promotion: text.promotion)) }
+        guard let move = matched else {
+            throw .illegal(illegalReason(role: role, to: to, fromMask: fromMask, promotion: text.promotion))
+        }
 
         // How much disambiguation SAN needs, from the legal moves alone.
-        for other in all where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role && role != .pawn {
+        for other in all
+        where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role
+            && role != .pawn
+        {
             sameTarget += 1
             if other.from.file == move.from.file { sharesFile = true }
             if other.from.rank == move.from.rank { sharesRank = true }
@@ -390,7 +415,8 @@ extension Position {
         let rookTo = Square(rank * 8 + (kingside ? 5 : 3))
         let path = a.between(king, kingTo) | kingTo.bitboard | a.between(rook, rookTo) | rookTo.bitboard
         if let blocker = (path & occupied & ~king.bitboard & ~rook.bitboard).first { return .castlingBlocked(blocker) }
-        for square in a.between(king, kingTo) where attackers(of: square, by: turn.opponent, occupied: occupied ^ king.bitboard).isNotEmpty {
+        for square in a.between(king, kingTo)
+        where attackers(of: square, by: turn.opponent, occupied: occupied ^ king.bitboard).isNotEmpty {
             return .castlingThroughCheck(square)
         }
         return .castlingIntoCheck(kingTo)
@@ -408,8 +434,11 @@ extension Position {
                 let up = us == .white ? 8 : -8
                 let one = Square(from.index + up)
                 let pushes = from.index + up == to.index && !occupied.contains(to)
-                let double = from.index + 2 * up == to.index && from.rank == (us == .white ? 1 : 6) && !occupied.contains(one) && !occupied.contains(to)
-                let capture = a.pawn(us, from).contains(to) && (pieces(us.opponent).contains(to) || enPassantTarget == to)
+                let double =
+                    from.index + 2 * up == to.index && from.rank == (us == .white ? 1 : 6) && !occupied.contains(one)
+                    && !occupied.contains(to)
+                let capture =
+                    a.pawn(us, from).contains(to) && (pieces(us.opponent).contains(to) || enPassantTarget == to)
                 if pushes || double || capture { reachers.insert(from) }
             } else if a.attacks(role, us, from, occupied).contains(to) {
                 reachers.insert(from)
@@ -419,7 +448,9 @@ extension Position {
         guard let from = reachers.first else { return .noPieceCanReach(role, to) }
         let lastRank = to.rank == (us == .white ? 7 : 0)
         if role == .pawn && lastRank && promotion == nil { return .missingPromotion }
-        if promotion != nil && (role != .pawn || !lastRank || promotion == .king || promotion == .pawn) { return .invalidPromotion }
+        if promotion != nil && (role != .pawn || !lastRank || promotion == .king || promotion == .pawn) {
+            return .invalidPromotion
+        }
         if role == .king { return .kingIntoCheck(to) }
         if let piece = piece(at: from), pinned(us).contains(from), !a.line(kingSquare(us)!, from).contains(to) {
             return .pinned(piece, from)
@@ -456,7 +487,8 @@ extension Position {
             var others = 0
             var sharesFile = false
             var sharesRank = false
-            for other in legalMoves where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role {
+            for other in legalMoves
+            where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role {
                 others += 1
                 if other.from.file == move.from.file { sharesFile = true }
                 if other.from.rank == move.from.rank { sharesRank = true }
