@@ -90,6 +90,20 @@ extension Position {
     /// Generates every legal move into `sink`.
     @inline(__always)
     public func generateLegalMoves<Sink: MoveSink>(into sink: inout Sink) {
+        generateLegalMoves(into: &sink, to: .all)
+    }
+
+    /// The legal moves to the squares of `destinations`, in `MoveList` order. Castling is
+    /// included only when `destinations` is every square (its `to` is the rook's square).
+    public func legalMoves(to destinations: Bitboard) -> MoveList {
+        var list = MoveList()
+        generateLegalMoves(into: &list, to: destinations)
+        return list
+    }
+
+    /// Generates the legal moves whose destination is in `destinations` into `sink`.
+    @inline(__always)
+    public func generateLegalMoves<Sink: MoveSink>(into sink: inout Sink, to destinations: Bitboard) {
         let a = Attacks.shared
         let us = turn
         let them = us.opponent
@@ -102,14 +116,14 @@ extension Position {
         // King moves: the king must not stand in the line of a slider it steps away from.
         let withoutKing = occupied ^ king.bitboard
         var kingTargets = Bitboard()
-        for to in a.king(king) & ~ours where attackers(of: to, by: them, occupied: withoutKing).isEmpty {
+        for to in a.king(king) & ~ours & destinations where attackers(of: to, by: them, occupied: withoutKing).isEmpty {
             kingTargets.insert(to)
         }
         sink.addMoves(from: king, to: kingTargets)
         if checkers.hasMoreThanOne { return }
 
         // Every other move must capture the checker or block it.
-        let target = checkers.isEmpty ? ~ours : a.between(king, checkers.first!) | checkers
+        let target = (checkers.isEmpty ? ~ours : a.between(king, checkers.first!) | checkers) & destinations
         let pinned = pinnedPieces(king: king, us: us, occupied: occupied, attacks: a)
 
         for from in knights & ours & ~pinned {
@@ -128,7 +142,7 @@ extension Position {
 
         generatePawnMoves(into: &sink, king: king, target: target, pinned: pinned, attacks: a)
 
-        if let square = enPassantSquare {
+        if let square = enPassantSquare, destinations.contains(square) {
             let captured = Square(square.index + (us == .white ? -8 : 8))
             for from in a.pawn(them, square) & pawns & ours {
                 let after = occupied ^ from.bitboard ^ square.bitboard ^ captured.bitboard
@@ -140,7 +154,7 @@ extension Position {
             }
         }
 
-        if checkers.isEmpty && (castlingRights & ours).isNotEmpty {
+        if checkers.isEmpty && (castlingRights & ours).isNotEmpty && destinations == .all {
             generateCastling(into: &sink, king: king, attacks: a)
         }
     }

@@ -299,15 +299,21 @@ extension Position {
 
     /// `parseSAN` over UTF-8 bytes, for readers that never make a `String`.
     public func parseSAN(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> SANMove {
+        try playSAN(bytes: bytes).0
+    }
+
+    /// Reads a move in SAN and plays it: the move, how it was written, and the position after.
+    public func playSAN(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> (SANMove, Position) {
         guard var text = SANText(bytes) else { throw .syntax }
-        if text.isNull { return SANMove(move: .null, leniency: text.leniency) }
+        if text.isNull { return (SANMove(move: .null, leniency: text.leniency), playing(.null)) }
 
         let ours = pieces(turn)
         var candidates = MoveList()
         if let kingside = text.castle {
             for move in legalMoves where move.isCastle && move.isKingsideCastle == kingside { candidates.add(move) }
             guard let move = candidates.first else { throw .illegal(castlingProblem(kingside: kingside)) }
-            return SANMove(move: move, leniency: text.leniency.union(checkLeniency(move, text.check)))
+            let after = playing(move)
+            return (SANMove(move: move, leniency: text.leniency.union(checkLeniency(after, text.check))), after)
         }
         guard let to = text.to else { throw .syntax }
 
@@ -325,7 +331,9 @@ extension Position {
         if let rank = text.fromRank { fromMask &= Bitboard.rank(rank) }
         if role == .pawn && text.fromFile == nil { fromMask &= Bitboard.file(to.file) }
 
-        let all = legalMoves
+        // Only moves to the destination matter, and castling written as a king move (`e1g1`).
+        let all =
+            role == .king && text.fromFile != nil && text.fromRank != nil ? legalMoves : legalMoves(to: to.bitboard)
         var sameTarget = 0  // legal moves of this role to this square, for disambiguation
         var sharesFile = false
         var sharesRank = false
@@ -393,12 +401,12 @@ extension Position {
                 leniency.insert(role == .pawn && text.fromRank != nil ? .longAlgebraic : .overDisambiguated)
             }
         }
-        leniency.formUnion(checkLeniency(move, text.check))
-        return SANMove(move: move, leniency: leniency)
+        let after = playing(move)
+        leniency.formUnion(checkLeniency(after, text.check))
+        return (SANMove(move: move, leniency: leniency), after)
     }
 
-    private func checkLeniency(_ move: Move, _ written: SANText.Check) -> SANLeniency {
-        let after = playing(move)
+    private func checkLeniency(_ after: Position, _ written: SANText.Check) -> SANLeniency {
         let actual: SANText.Check = after.isCheck ? (after.legalMoveCount == 0 ? .mate : .check) : .none
         if actual == written { return [] }
         return written == .none ? .missingCheck : .wrongCheck
@@ -487,7 +495,7 @@ extension Position {
             var others = 0
             var sharesFile = false
             var sharesRank = false
-            for other in legalMoves
+            for other in legalMoves(to: to.bitboard)
             where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role {
                 others += 1
                 if other.from.file == move.from.file { sharesFile = true }

@@ -64,8 +64,7 @@ public struct LineReplayer: Sendable {
         }
         let before = lines[top].position
         do {
-            let read = try before.parseSAN(bytes: san)
-            let after = before.playing(read.move)
+            let (read, after) = try before.playSAN(bytes: san)
             lines[top].beforeLastMove = before
             lines[top].position = after
             lines[top].ply += 1
