@@ -58,20 +58,38 @@ public struct TextDocumentPositionParams: Codable, Sendable, Hashable {
 
 public struct DidOpenTextDocumentParams: Sendable, Hashable {
     public var textDocument: TextDocumentItem
+
+    public init(textDocument: TextDocumentItem) {
+        self.textDocument = textDocument
+    }
 }
 
 public struct DidChangeTextDocumentParams: Sendable, Hashable {
     public var textDocument: VersionedTextDocumentIdentifier
     public var contentChanges: [TextDocumentContentChangeEvent]
+
+    public init(textDocument: VersionedTextDocumentIdentifier, contentChanges: [TextDocumentContentChangeEvent]) {
+        self.textDocument = textDocument
+        self.contentChanges = contentChanges
+    }
 }
 
 public struct DidCloseTextDocumentParams: Sendable, Hashable {
     public var textDocument: TextDocumentIdentifier
+
+    public init(textDocument: TextDocumentIdentifier) {
+        self.textDocument = textDocument
+    }
 }
 
 public struct DidSaveTextDocumentParams: Sendable, Hashable {
     public var textDocument: TextDocumentIdentifier
     public var text: String?
+
+    public init(textDocument: TextDocumentIdentifier, text: String? = nil) {
+        self.textDocument = textDocument
+        self.text = text
+    }
 }
 
 // The document notifications carry whole documents, so they are read straight from the JSON value

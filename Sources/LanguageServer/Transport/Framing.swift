@@ -100,6 +100,8 @@ public struct FrameDecoder: Sendable {
                     return nil
                 }
                 consume(upTo: found)
+                // The header search starts over here, even if an abandoned block had been scanned past it.
+                lineStart = start
                 resynchronizing = false
             }
             switch scanHeader() {
