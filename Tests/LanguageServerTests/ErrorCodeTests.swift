@@ -14,6 +14,9 @@ final class ErrorCodeTests: XCTestCase {
     func initializedClient() async throws -> TestClient {
         let client = TestClient { server in
             server.registerRequest("test/add", params: AddParams.self) { params, _ in Sum(sum: params.a + params.b) }
+            server.registerRequest("test/nonZeroSum", params: AddParams.self) { params, _ -> Sum? in
+                params.a + params.b == 0 ? nil : Sum(sum: params.a + params.b)
+            }
             server.registerRequest("test/fail") { params, _ in
                 if params["code"] != nil {
                     throw ResponseError(ErrorCode(rawValue: params["code"]?.intValue ?? 0), "failed on purpose")
@@ -84,6 +87,14 @@ final class ErrorCodeTests: XCTestCase {
             XCTAssertEqual(error.code, .invalidParams, "\(String(describing: params))")
             XCTAssertEqual(error.code.rawValue, -32602)
         }
+    }
+
+    func testTypedHandlerAnswersNullForNil() async throws {
+        let client = try await initializedClient()
+        let none = try await client.result("test/nonZeroSum", ["a": 1, "b": -1])
+        XCTAssertEqual(none, .null)
+        let some = try await client.result("test/nonZeroSum", ["a": 1, "b": 1])
+        XCTAssertEqual(some, ["sum": 2])
     }
 
     func testHandlerErrorsAreAnswered() async throws {

@@ -114,3 +114,13 @@ final class PipeTests: XCTestCase {
         XCTAssertEqual(errors, ["input ended after \(partial.utf8.count) of 100 bytes of a message"])
     }
 }
+
+final class InMemoryConnectionTests: XCTestCase {
+    func testAConnectionNeverStartedCanBeReleased() {
+        var connection: InMemoryConnection? = InMemoryConnection()
+        connection?.deliver(.notification(method: "exit", params: nil))
+        weak let released = connection
+        connection = nil
+        XCTAssertNil(released)
+    }
+}

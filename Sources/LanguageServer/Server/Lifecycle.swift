@@ -40,10 +40,10 @@ extension Server {
             state.session = Session(initializeParams: initializeParams, positionEncoding: encoding)
             state.lifecycle = .running
         }
-        let client = initializeParams.clientInfo.map { " by \($0.name)\($0.version.map { " \($0)" } ?? "")" } ?? ""
-        log(.info, "initialized\(client); positions in \(encoding.rawValue)")
         let result = InitializeResult(capabilities: announced, serverInfo: serverInfo)
         connection.send(.response(id: id, result: .success(result.json)))
+        let client = initializeParams.clientInfo.map { " by \($0.name)\($0.version.map { " \($0)" } ?? "")" } ?? ""
+        log(.info, "initialized\(client); positions in \(encoding.rawValue)")
     }
 
     /// `exit`: status 0 after `shutdown`, 1 otherwise.

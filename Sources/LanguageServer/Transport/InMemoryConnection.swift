@@ -21,6 +21,11 @@ public final class InMemoryConnection: MessageConnection, @unchecked Sendable {
         inbound.suspend()
     }
 
+    deinit {
+        // libdispatch must not release a suspended queue.
+        if state.withLock({ $0.receive == nil }) { inbound.resume() }
+    }
+
     public func start(receive: @escaping @Sendable (IncomingEvent) -> Void) {
         let first = state.withLock { state in
             defer { state.receive = receive }
