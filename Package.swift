@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "pgn-lsp", targets: ["pgn-lsp"]),
         .library(name: "ChessCore", targets: ["ChessCore"]),
         .library(name: "PGN", targets: ["PGN"]),
+        .library(name: "LanguageServer", targets: ["LanguageServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -15,14 +16,16 @@ let package = Package(
     targets: [
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
+        .target(name: "LanguageServer"),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [
-                "ChessCore", "PGN",
+                "ChessCore", "PGN", "LanguageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
         .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer"]),
     ]
 )

@@ -1,0 +1,68 @@
+/// What the client said it can do, kept as the JSON it sent; accessors cover what the server asks about.
+public struct ClientCapabilities: Sendable, Hashable {
+    public var json: JSONValue
+
+    public init(json: JSONValue = .object([:])) {
+        self.json = json
+    }
+
+    /// The value at a path of member names, e.g. `value(at: "textDocument", "hover", "contentFormat")`.
+    public func value(at path: String...) -> JSONValue? {
+        var current: JSONValue? = json
+        for key in path { current = current?[key] }
+        return current
+    }
+
+    /// `general.positionEncodings`, in the client's order of preference; encodings unknown here are left out.
+    public var positionEncodings: [PositionEncoding] {
+        (value(at: "general", "positionEncodings")?.arrayValue ?? []).compactMap {
+            $0.stringValue.flatMap(PositionEncoding.init(rawValue:))
+        }
+    }
+
+    /// `window.workDoneProgress`: the server may create progress with `window/workDoneProgress/create`.
+    public var supportsWorkDoneProgress: Bool { value(at: "window", "workDoneProgress")?.boolValue ?? false }
+
+    /// `workspace.configuration`: the server may ask for settings with `workspace/configuration`.
+    public var supportsConfiguration: Bool { value(at: "workspace", "configuration")?.boolValue ?? false }
+}
+
+public enum TextDocumentSyncKind: Int, Sendable, Hashable {
+    case none = 0
+    case full = 1
+    case incremental = 2
+}
+
+public struct TextDocumentSyncOptions: Sendable, Hashable {
+    public var openClose = true
+    public var change = TextDocumentSyncKind.incremental
+    /// Whether `didSave` is wanted.
+    public var save = true
+    /// Whether `didSave` should carry the saved text.
+    public var saveIncludesText = false
+
+    public init() {}
+
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["openClose": .bool(openClose), "change": .integer(change.rawValue)]
+        if save { members["save"] = ["includeText": .bool(saveIncludesText)] }
+        return .object(members)
+    }
+}
+
+/// What the server announces in its `initialize` result. Document synchronisation belongs to the server
+/// core; each feature adds its own entry (`hoverProvider`, `inlayHintProvider`, …) to `features`.
+public struct ServerCapabilities: Sendable, Hashable {
+    public var positionEncoding = PositionEncoding.utf16
+    public var textDocumentSync = TextDocumentSyncOptions()
+    public var features: [String: JSONValue] = [:]
+
+    public init() {}
+
+    public var json: JSONValue {
+        var members = features
+        members["positionEncoding"] = .string(positionEncoding.rawValue)
+        members["textDocumentSync"] = textDocumentSync.json
+        return .object(members)
+    }
+}

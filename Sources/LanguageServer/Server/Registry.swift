@@ -1,0 +1,73 @@
+import Foundation
+
+/// The handlers a server dispatches to, by method name. Each feature registers its own in a file of its own.
+struct Registry {
+    struct RequestEntry {
+        var handler: RequestHandler
+        var staleOnEdit: Bool
+    }
+
+    var requests: [String: RequestEntry] = [:]
+    var notifications: [String: [NotificationHandler]] = [:]
+    var documentObservers: [DocumentObserver] = []
+    var initializeHooks: [InitializeHook] = []
+}
+
+extension Server {
+    /// Registers the handler of a request method, replacing any earlier one.
+    ///
+    /// With `staleOnEdit` (the default), a request whose params name a `textDocument` is answered
+    /// `ContentModified` as soon as that document changes or closes while the request runs, and the
+    /// handler's token is cancelled.
+    public func registerRequest(_ method: String, staleOnEdit: Bool = true, handler: @escaping RequestHandler) {
+        state.withLock {
+            $0.registry.requests[method] = Registry.RequestEntry(handler: handler, staleOnEdit: staleOnEdit)
+        }
+    }
+
+    /// Registers a request handler with typed params and result (`Codable` protocol types).
+    public func registerRequest<Params: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ method: String, params: Params.Type, staleOnEdit: Bool = true,
+        handler: @escaping @Sendable (Params, RequestContext) async throws -> Result
+    ) {
+        registerRequest(method, staleOnEdit: staleOnEdit) { json, context in
+            let params: Params
+            do {
+                params = try json.decode(Params.self)
+            } catch let error as DecodingError {
+                throw ResponseError(.invalidParams, "invalid params: \(describe(error))")
+            }
+            return try JSONValue(encoding: try await handler(params, context))
+        }
+    }
+
+    /// Registers a handler of a notification method; several may handle the same one, in registration order.
+    public func registerNotification(_ method: String, handler: @escaping NotificationHandler) {
+        state.withLock { $0.registry.notifications[method, default: []].append(handler) }
+    }
+
+    /// Registers an observer of document opens, changes, saves and closes.
+    public func observeDocuments(_ observer: @escaping DocumentObserver) {
+        state.withLock { $0.registry.documentObservers.append(observer) }
+    }
+
+    /// Registers a hook that adjusts the capabilities announced in the `initialize` result.
+    public func onInitialize(_ hook: @escaping InitializeHook) {
+        state.withLock { $0.registry.initializeHooks.append(hook) }
+    }
+}
+
+/// A one-line account of a decoding error: what was wrong, and where.
+func describe(_ error: DecodingError) -> String {
+    func path(_ context: DecodingError.Context) -> String {
+        let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        return path.isEmpty ? "params" : path
+    }
+    switch error {
+    case .typeMismatch(let type, let context): return "\(path(context)) is not of type \(type)"
+    case .valueNotFound(let type, let context): return "\(path(context)) is missing a value of type \(type)"
+    case .keyNotFound(let key, let context): return "\(path(context)).\(key.stringValue) is missing"
+    case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+    @unknown default: return String(describing: error)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A connection speaking the base protocol over two file descriptors: standard input and output for an
+/// editor, or pipes. A dedicated thread reads and cuts frames; one serial queue writes whole frames.
+public final class FileDescriptorConnection: MessageConnection, @unchecked Sendable {
+    private let input: Int32
+    private let output: Int32
+    private let maximumFrameLength: Int
+    private let writer = DispatchQueue(label: "pgn-lsp.output")
+    private let state = Locked(State())
+
+    private struct State {
+        var started = false
+        var closed = false
+        var outputBroken = false
+    }
+
+    public init(input: Int32, output: Int32, maximumFrameLength: Int = 1 << 29) {
+        self.input = input
+        self.output = output
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// Standard input and output, made safe for the protocol: the protocol keeps private copies of both
+    /// descriptors, then descriptor 1 is pointed at standard error and descriptor 0 at /dev/null, so that
+    /// a stray `print` can never corrupt the output stream nor anything else consume the input.
+    public static func standardIO() -> FileDescriptorConnection {
+        let input = dup(STDIN_FILENO)
+        let output = dup(STDOUT_FILENO)
+        fflush(nil)
+        dup2(STDERR_FILENO, STDOUT_FILENO)
+        let null = open("/dev/null", O_RDONLY)
+        if null >= 0 {
+            dup2(null, STDIN_FILENO)
+            closeDescriptor(null)
+        }
+        return FileDescriptorConnection(
+            input: input >= 0 ? input : STDIN_FILENO, output: output >= 0 ? output : STDOUT_FILENO)
+    }
+
+    public func start(receive: @escaping @Sendable (IncomingEvent) -> Void) {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        precondition(!alreadyStarted, "a connection is started once")
+        // A client that goes away must not kill the server through SIGPIPE; the write fails instead.
+        signal(SIGPIPE, SIG_IGN)
+        let thread = Thread { [input, maximumFrameLength] in
+            Self.readLoop(input: input, maximumFrameLength: maximumFrameLength, receive: receive)
+        }
+        thread.name = "pgn-lsp input"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private static func readLoop(
+        input: Int32, maximumFrameLength: Int, receive: @Sendable (IncomingEvent) -> Void
+    ) {
+        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if count == 0 { break }
+            decoder.append(chunk[0..<count])
+            while let event = decoder.next() {
+                switch event {
+                case .frame(let body):
+                    switch Message.decode(frame: body) {
+                    case .success(let message): receive(.message(message))
+                    case .failure(let invalid): receive(.invalid(invalid))
+                    }
+                case .error(let error):
+                    receive(.invalid(InvalidMessage(id: nil, error: ResponseError(.parseError, error.description))))
+                }
+            }
+        }
+        receive(.end(decoder.finish()))
+    }
+
+    public func send(_ message: Message) {
+        guard !state.withLock({ $0.closed }) else { return }
+        let frame = message.encodedFrame()
+        writer.async { [self] in
+            guard !state.withLock({ $0.closed || $0.outputBroken }) else { return }
+            if !writeAll(frame) {
+                state.withLock { $0.outputBroken = true }
+                standardErrorWrite(
+                    "pgn-lsp: cannot write to the client (\(String(cString: strerror(errno)))); output stops\n")
+            }
+        }
+    }
+
+    public func close() {
+        // Frames queued before this call are written first: the queue is first in, first out.
+        writer.sync { state.withLock { $0.closed = true } }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(output, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
+}
+
+/// Writes straight to descriptor 2, never through buffered standard output.
+func standardErrorWrite(_ text: String) {
+    var bytes = Array(text.utf8)
+    bytes.withUnsafeMutableBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,305 @@
+/// Why a message body is not JSON, with the byte offset where reading stopped.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let offset: Int
+    public let reason: String
+
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259) from UTF-8 bytes. Nesting deeper than `maximumDepth` is refused
+    /// so that hostile input cannot exhaust the stack.
+    public init(parsing bytes: [UInt8], maximumDepth: Int = 512) throws(JSONParseError) {
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
+            do throws(JSONParseError) {
+                return .success(try parser.parseDocument())
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+
+    public init(parsing text: String) throws(JSONParseError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+}
+
+private enum ASCII {
+    static let quote: UInt8 = 0x22
+    static let backslash: UInt8 = 0x5C
+    static let slash: UInt8 = 0x2F
+    static let comma: UInt8 = 0x2C
+    static let colon: UInt8 = 0x3A
+    static let minus: UInt8 = 0x2D
+    static let plus: UInt8 = 0x2B
+    static let dot: UInt8 = 0x2E
+    static let zero: UInt8 = 0x30
+    static let nine: UInt8 = 0x39
+    static let openBrace: UInt8 = 0x7B
+    static let closeBrace: UInt8 = 0x7D
+    static let openBracket: UInt8 = 0x5B
+    static let closeBracket: UInt8 = 0x5D
+}
+
+private struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maximumDepth: Int
+    var index = 0
+    var depth = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    func error(_ reason: String) -> JSONParseError {
+        JSONParseError(offset: index, reason: reason)
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected characters after the value") }
+        return value
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case ASCII.openBrace: return try parseObject()
+        case ASCII.openBracket: return try parseArray()
+        case ASCII.quote: return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case ASCII.minus, ASCII.zero...ASCII.nine: return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw error("unexpected end of input") }
+        let pointer = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != pointer[offset] {
+            throw error("unexpected character")
+        }
+        index += count
+    }
+
+    mutating func enterNesting() throws(JSONParseError) {
+        depth += 1
+        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enterNesting()
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == ASCII.closeBrace {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            guard bytes[index] == ASCII.quote else { throw error("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == ASCII.colon else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try parseValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == ASCII.comma {
+                index += 1
+            } else if bytes[index] == ASCII.closeBrace {
+                index += 1
+                depth -= 1
+                return .object(members)
+            } else {
+                throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enterNesting()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == ASCII.closeBracket {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == ASCII.comma {
+                index += 1
+            } else if bytes[index] == ASCII.closeBracket {
+                index += 1
+                depth -= 1
+                return .array(elements)
+            } else {
+                throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes, the bytes are the string.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == ASCII.quote {
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return string
+            }
+            if byte == ASCII.backslash { break }
+            if byte < 0x20 { throw error("control character in a string") }
+            index += 1
+        }
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case ASCII.quote:
+                index += 1
+                return String(decoding: utf8, as: UTF8.self)
+            case ASCII.backslash:
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw error("control character in a string")
+            default:
+                utf8.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseError) {
+        index += 1
+        guard index < bytes.count else { throw error("unterminated string") }
+        let escaped = bytes[index]
+        index += 1
+        switch escaped {
+        case ASCII.quote, ASCII.backslash, ASCII.slash: utf8.append(escaped)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            let unit = try parseHexQuad()
+            var scalar: Unicode.Scalar
+            if UTF16.isLeadSurrogate(unit) {
+                // A pair written as two escapes; a lone half becomes U+FFFD.
+                if bytes.count - index >= 6, bytes[index] == ASCII.backslash, bytes[index + 1] == UInt8(ascii: "u") {
+                    let saved = index
+                    index += 2
+                    let trail = try parseHexQuad()
+                    if UTF16.isTrailSurrogate(trail) {
+                        let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
+                        scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+                    } else {
+                        index = saved
+                        scalar = "\u{FFFD}"
+                    }
+                } else {
+                    scalar = "\u{FFFD}"
+                }
+            } else {
+                scalar = Unicode.Scalar(UInt32(unit)) ?? "\u{FFFD}"
+            }
+            utf8.append(contentsOf: UTF8.encode(scalar)!)
+        default:
+            index -= 1
+            throw error("invalid escape")
+        }
+    }
+
+    mutating func parseHexQuad() throws(JSONParseError) -> UInt16 {
+        guard bytes.count - index >= 4 else { throw error("unterminated \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case ASCII.zero...ASCII.nine: digit = byte - ASCII.zero
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        var isInteger = true
+        if bytes[index] == ASCII.minus { index += 1 }
+        guard index < bytes.count, (ASCII.zero...ASCII.nine).contains(bytes[index]) else {
+            throw error("expected a digit")
+        }
+        if bytes[index] == ASCII.zero {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == ASCII.dot {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, (ASCII.zero...ASCII.nine).contains(bytes[index]) else {
+                throw error("expected a digit after '.'")
+            }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == ASCII.plus || bytes[index] == ASCII.minus { index += 1 }
+            guard index < bytes.count, (ASCII.zero...ASCII.nine).contains(bytes[index]) else {
+                throw error("expected a digit in the exponent")
+            }
+            skipDigits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let value = Int(text) { return .integer(value) }
+        guard let value = Double(text) else { throw JSONParseError(offset: start, reason: "invalid number") }
+        return .double(value)
+    }
+
+    mutating func skipDigits() {
+        while index < bytes.count, (ASCII.zero...ASCII.nine).contains(bytes[index]) { index += 1 }
+    }
+}

@@ -1,0 +1,57 @@
+extension JSONValue {
+    /// The compact JSON text of the value as UTF-8, members in sorted order so that output is reproducible.
+    public func serialized() -> [UInt8] {
+        var output: [UInt8] = []
+        write(to: &output)
+        return output
+    }
+
+    public func write(to output: inout [UInt8]) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            // JSON has no infinities or NaN.
+            output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
+        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (position, key) in members.keys.sorted().enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                members[key]!.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                output.append(contentsOf: "\\u00".utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

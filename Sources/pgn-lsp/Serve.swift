@@ -1,0 +1,15 @@
+import ArgumentParser
+import LanguageServer
+
+/// The language server over standard input and output: what an editor starts.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the language server over standard input and output (the default).")
+
+    @Flag(help: "Accepted for editors that pass it; standard input and output is the only transport.")
+    var stdio = false
+
+    func run() throws {
+        runStdioServer()
+    }
+}

@@ -1,0 +1,237 @@
+import LanguageServer
+import XCTest
+
+final class DocumentTests: XCTestCase {
+    // Line 0 in bytes: a0 é1 ␠3 Ж4 日6 本9 😀12 b16, end 17; in UTF-16 units: a0 é1 ␠2 Ж3 日4 本5 😀6 b8, end 9.
+    let text = "aé Ж日本😀b\r\nsecond\rthird\n"
+
+    func testLinesEndAtLineFeedCarriageReturnOrBoth() {
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        XCTAssertEqual(document.lineIndex.lineStarts, [0, 19, 26, 32])
+        XCTAssertEqual(document.line(0).map { String(decoding: $0, as: UTF8.self) }, "aé Ж日本😀b")
+        XCTAssertEqual(document.line(1).map { String(decoding: $0, as: UTF8.self) }, "second")
+        XCTAssertEqual(document.line(2).map { String(decoding: $0, as: UTF8.self) }, "third")
+        XCTAssertEqual(document.line(3).map(Array.init), [])
+        XCTAssertNil(document.line(4))
+    }
+
+    func testUTF16PositionsCountSurrogatePairsAsTwo() {
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        let expected = [(0, 0), (1, 1), (2, 3), (3, 4), (4, 6), (5, 9), (6, 12), (8, 16), (9, 17)]
+        for (character, offset) in expected {
+            let position = Position(line: 0, character: character)
+            XCTAssertEqual(document.offset(of: position, encoding: .utf16), offset, "\(position)")
+            XCTAssertEqual(document.position(of: offset, encoding: .utf16), position, "\(offset)")
+        }
+        XCTAssertEqual(document.offset(of: Position(line: 1, character: 3), encoding: .utf16), 22)
+        XCTAssertEqual(document.position(of: 22, encoding: .utf16), Position(line: 1, character: 3))
+    }
+
+    func testUTF8PositionsAreByteOffsetsInTheLine() {
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        for offset in [0, 1, 3, 4, 6, 9, 12, 16, 17] {
+            let position = Position(line: 0, character: offset)
+            XCTAssertEqual(document.offset(of: position, encoding: .utf8), offset)
+            XCTAssertEqual(document.position(of: offset, encoding: .utf8), position)
+        }
+        XCTAssertEqual(document.offset(of: Position(line: 2, character: 2), encoding: .utf8), 28)
+    }
+
+    func testUTF32PositionsCountScalars() {
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        XCTAssertEqual(document.offset(of: Position(line: 0, character: 7), encoding: .utf32), 16)
+        XCTAssertEqual(document.position(of: 16, encoding: .utf32), Position(line: 0, character: 7))
+    }
+
+    func testPositionsOutOfRangeAreClamped() {
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        // Past the end of a line: the end of the line, before its terminator.
+        XCTAssertEqual(document.offset(of: Position(line: 0, character: 100), encoding: .utf16), 17)
+        XCTAssertEqual(document.offset(of: Position(line: 1, character: 7), encoding: .utf8), 25)
+        // Past the last line: the end of the document.
+        XCTAssertEqual(document.offset(of: Position(line: 9, character: 0), encoding: .utf16), 32)
+        XCTAssertEqual(document.offset(of: Position(line: -1, character: 5), encoding: .utf16), 0)
+        // Inside a character: its start.
+        XCTAssertEqual(document.offset(of: Position(line: 0, character: 7), encoding: .utf16), 12)
+        XCTAssertEqual(document.offset(of: Position(line: 0, character: 14), encoding: .utf8), 12)
+        XCTAssertEqual(document.offset(of: Position(line: 0, character: 2), encoding: .utf8), 1)
+        // Offsets: inside a terminator is the end of its line; past the end is the end.
+        XCTAssertEqual(document.position(of: 18, encoding: .utf16), Position(line: 0, character: 9))
+        XCTAssertEqual(document.position(of: 1000, encoding: .utf16), Position(line: 3, character: 0))
+        XCTAssertEqual(document.position(of: 13, encoding: .utf16), Position(line: 0, character: 6))
+    }
+
+    func testIncrementalEditsInUTF16() {
+        var document = Document(uri: "file:///a.pgn", version: 1, text: "aé Ж日本😀b\nline two")
+        let replace = document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(0, 3, 0, 4), text: "Д"), encoding: .utf16)
+        XCTAssertEqual(replace, AppliedEdit(replacedRange: 4..<6, insertedLength: 2))
+        let insert = document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(0, 8, 0, 8), text: "♞"), encoding: .utf16)
+        XCTAssertEqual(insert, AppliedEdit(replacedRange: 16..<16, insertedLength: 3))
+        XCTAssertEqual(document.text, "aé Д日本😀♞b\nline two")
+        let delete = document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(0, 6, 0, 8), text: ""), encoding: .utf16)
+        XCTAssertEqual(delete, AppliedEdit(replacedRange: 12..<16, insertedLength: 0))
+        XCTAssertEqual(delete.delta, -4)
+        XCTAssertEqual(document.text, "aé Д日本♞b\nline two")
+        document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(0, 7, 1, 4), text: "!\nnew\r\n"), encoding: .utf16)
+        XCTAssertEqual(document.text, "aé Д日本♞!\nnew\r\n two")
+        XCTAssertEqual(document.lineIndex, LineIndex(document.bytes))
+        XCTAssertEqual(document.lineCount, 3)
+    }
+
+    func testIncrementalEditsInUTF8() {
+        var document = Document(uri: "file:///a.pgn", version: 1, text: "aé Ж日本😀b\nline two")
+        document.apply(TextDocumentContentChangeEvent(range: LSPRange(0, 4, 0, 6), text: "Д"), encoding: .utf8)
+        document.apply(TextDocumentContentChangeEvent(range: LSPRange(0, 16, 0, 16), text: "♞"), encoding: .utf8)
+        XCTAssertEqual(document.text, "aé Д日本😀♞b\nline two")
+        let delete = document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(0, 12, 0, 16), text: ""), encoding: .utf8)
+        XCTAssertEqual(delete, AppliedEdit(replacedRange: 12..<16, insertedLength: 0))
+        XCTAssertEqual(document.text, "aé Д日本♞b\nline two")
+    }
+
+    func testFullTextChangeReplacesEverything() {
+        var document = Document(uri: "file:///a.pgn", version: 1, text: "old\ntext")
+        let edits = document.apply([TextDocumentContentChangeEvent(text: "日本\n")], version: 2, encoding: .utf16)
+        XCTAssertEqual(edits, [AppliedEdit(replacedRange: 0..<8, insertedLength: 7)])
+        XCTAssertEqual(document.text, "日本\n")
+        XCTAssertEqual(document.version, 2)
+        XCTAssertEqual(document.lineIndex.lineStarts, [0, 7])
+    }
+
+    func testChangesOfOneNotificationApplyInOrder() {
+        var document = Document(uri: "file:///a.pgn", version: 1, text: "1. e4 e5")
+        let edits = document.apply(
+            [
+                TextDocumentContentChangeEvent(range: LSPRange(0, 8, 0, 8), text: " 2. Nf3"),
+                TextDocumentContentChangeEvent(range: LSPRange(0, 15, 0, 15), text: " Nc6"),
+                TextDocumentContentChangeEvent(range: LSPRange(0, 0, 0, 0), text: "[Event \"?\"]\n\n"),
+            ], version: 4, encoding: .utf16)
+        XCTAssertEqual(document.text, "[Event \"?\"]\n\n1. e4 e5 2. Nf3 Nc6")
+        XCTAssertEqual(edits.map(\.replacedRange), [8..<8, 15..<15, 0..<0])
+        XCTAssertEqual(document.version, 4)
+    }
+
+    func testEditsJoiningOrSplittingCarriageReturnLineFeed() {
+        var document = Document(uri: "file:///a.pgn", version: 1, text: "a\rb")
+        // Inserting \n right after \r makes one terminator.
+        document.apply(TextDocumentContentChangeEvent(range: LSPRange(1, 0, 1, 0), text: "\n"), encoding: .utf16)
+        XCTAssertEqual(document.lineIndex, LineIndex(document.bytes))
+        XCTAssertEqual(document.lineCount, 2)
+        // Splitting \r\n in two makes two.
+        let middle = Document(uri: "u", version: 1, text: "a\r\nb").offset(
+            of: Position(line: 0, character: 1), encoding: .utf8)
+        XCTAssertEqual(middle, 1)
+        var split = Document(uri: "u", version: 1, text: "a\r\nb")
+        split.apply(TextDocumentContentChangeEvent(range: LSPRange(0, 1, 0, 1), text: "x"), encoding: .utf8)
+        XCTAssertEqual(split.text, "ax\r\nb")
+        var broken = Document(uri: "u", version: 1, text: "a\r\nb")
+        broken.apply([TextDocumentContentChangeEvent(text: "a\rx\nb")], version: 2, encoding: .utf8)
+        XCTAssertEqual(broken.lineCount, 3)
+    }
+
+    /// Random edits in every encoding: the text matches an independent computation and the incrementally
+    /// kept line index matches one built from scratch.
+    func testRandomEditsKeepTheLineIndexExact() {
+        var generator = SeededGenerator(seed: 0x5EED)
+        let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r", "\r\n", " ", "e4"]
+        func randomText(_ maximum: Int) -> String {
+            (0..<Int.random(in: 0...maximum, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                .joined()
+        }
+        for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
+            var text = randomText(30)
+            var document = Document(uri: "u", version: 0, text: text)
+            for step in 1...400 {
+                let start = Position(
+                    line: Int.random(in: 0...document.lineCount, using: &generator),
+                    character: Int.random(in: 0...12, using: &generator))
+                let end = Position(
+                    line: start.line + Int.random(in: 0...1, using: &generator),
+                    character: Int.random(in: 0...12, using: &generator))
+                let inserted = randomText(6)
+                let low = referenceOffset(text, start, encoding)
+                let high = max(low, referenceOffset(text, end, encoding))
+                var bytes = Array(text.utf8)
+                bytes.replaceSubrange(low..<high, with: Array(inserted.utf8))
+                text = String(decoding: bytes, as: UTF8.self)
+                let range = LSPRange(start: start, end: max(start, end))
+                let edit = document.apply(
+                    TextDocumentContentChangeEvent(range: range, text: inserted), encoding: encoding)
+                XCTAssertEqual(edit, AppliedEdit(replacedRange: low..<high, insertedLength: inserted.utf8.count))
+                XCTAssertEqual(document.text, text, "\(encoding) step \(step)")
+                XCTAssertEqual(document.lineIndex, LineIndex(document.bytes), "\(encoding) step \(step)")
+            }
+        }
+    }
+
+    /// Positions to offsets computed scalar by scalar, independently of `LineIndex`.
+    func referenceOffset(_ text: String, _ position: Position, _ encoding: PositionEncoding) -> Int {
+        let scalars = Array(text.unicodeScalars)
+        var line = 0
+        var column = 0
+        var byte = 0
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if line == position.line {
+                if scalar == "\n" || scalar == "\r" { return byte }
+                let width: Int
+                switch encoding {
+                case .utf8: width = scalar.utf8.count
+                case .utf16: width = scalar.utf16.count
+                case .utf32: width = 1
+                }
+                if column + width > position.character { return byte }
+                column += width
+            }
+            byte += scalar.utf8.count
+            index += 1
+            if scalar == "\r", index < scalars.count, scalars[index] == "\n" {
+                byte += 1
+                index += 1
+            }
+            if scalar == "\n" || scalar == "\r" {
+                line += 1
+                column = 0
+            }
+        }
+        return byte
+    }
+
+    func testStoreOpensChangesAndCloses() throws {
+        var store = DocumentStore()
+        store.open(TextDocumentItem(uri: "file:///a.pgn", languageId: "pgn", version: 1, text: "1. e4"))
+        let (document, edits) = try store.change(
+            DidChangeTextDocumentParams(
+                textDocument: VersionedTextDocumentIdentifier(uri: "file:///a.pgn", version: 2),
+                contentChanges: [TextDocumentContentChangeEvent(range: LSPRange(0, 5, 0, 5), text: " e5")]),
+            encoding: .utf16)
+        XCTAssertEqual(document.text, "1. e4 e5")
+        XCTAssertEqual(edits, [AppliedEdit(replacedRange: 5..<5, insertedLength: 3)])
+        XCTAssertEqual(store["file:///a.pgn"]?.version, 2)
+        XCTAssertEqual(try store.close("file:///a.pgn").text, "1. e4 e5")
+        XCTAssertNil(store["file:///a.pgn"])
+        XCTAssertThrowsError(try store.close("file:///a.pgn"))
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that random tests are the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

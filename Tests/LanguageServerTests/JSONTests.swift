@@ -1,0 +1,77 @@
+import LanguageServer
+import XCTest
+
+final class JSONTests: XCTestCase {
+    func testParsesEveryKindOfValue() throws {
+        let value = try JSONValue(
+            parsing: #" {"a": [1, -2, 3.5, 1e3, true, false, null], "b": {"c": "d"}, "e": "" } "#)
+        XCTAssertEqual(
+            value,
+            ["a": [1, -2, 3.5, .double(1000), true, false, nil], "b": ["c": "d"], "e": ""])
+    }
+
+    func testIntegersStayExact() throws {
+        XCTAssertEqual(try JSONValue(parsing: "9007199254740993"), .integer(9_007_199_254_740_993))
+        XCTAssertEqual(try JSONValue(parsing: "-0"), .integer(0))
+        XCTAssertEqual(try JSONValue(parsing: "2.0").intValue, 2)
+        XCTAssertNil(try JSONValue(parsing: "2.5").intValue)
+        XCTAssertEqual(try JSONValue(parsing: "99999999999999999999"), .double(1e20))
+    }
+
+    func testStringEscapesAndUnicode() throws {
+        XCTAssertEqual(
+            try JSONValue(parsing: #""a\"b\\c\/d\b\f\n\r\t\u00e9\u0416\u65e5\ud83d\ude00""#),
+            .string("a\"b\\c/d\u{8}\u{c}\n\r\té\u{416}日😀"))
+        XCTAssertEqual(try JSONValue(parsing: #""é Ж 日本 😀""#), .string("é Ж 日本 😀"))
+        // A lone surrogate cannot be text: it becomes the replacement character.
+        XCTAssertEqual(try JSONValue(parsing: #""x\ud800y""#), .string("x\u{FFFD}y"))
+        XCTAssertEqual(try JSONValue(parsing: #""\ud800\u0041""#), .string("\u{FFFD}A"))
+    }
+
+    func testMalformedInputIsRejected() {
+        for text in [
+            "", "{", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "01", "1.", "-", "tru", "nul", "\"abc", "\"a\u{1}b\"",
+            "\"\\x\"", "[1] 2", "{1:2}", "'a'", "\"\\u12\"",
+        ] {
+            XCTAssertThrowsError(try JSONValue(parsing: text), text)
+        }
+    }
+
+    func testNestingDeeperThanTheLimitIsRejected() {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        XCTAssertThrowsError(try JSONValue(parsing: deep))
+        let shallow = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        XCTAssertNoThrow(try JSONValue(parsing: shallow))
+    }
+
+    func testSerializationRoundTripsAndEscapes() throws {
+        let value: JSONValue = [
+            "text": "line\nnext \"quoted\" \\ \u{1} é 😀", "n": 42, "x": 0.5, "list": [nil, true], "empty": [:],
+        ]
+        let text = String(decoding: value.serialized(), as: UTF8.self)
+        XCTAssertEqual(
+            text,
+            #"{"empty":{},"list":[null,true],"n":42,"text":"line\nnext \"quoted\" \\ \u0001 é 😀","x":0.5}"#)
+        XCTAssertEqual(try JSONValue(parsing: value.serialized()), value)
+    }
+
+    func testNonFiniteNumbersAreWrittenAsNull() {
+        XCTAssertEqual(JSONValue.double(.infinity).description, "null")
+        XCTAssertEqual(JSONValue.double(.nan).description, "null")
+    }
+
+    func testCodableBridging() throws {
+        let range = LSPRange(1, 2, 3, 4)
+        let json = try JSONValue(encoding: range)
+        XCTAssertEqual(json, ["start": ["line": 1, "character": 2], "end": ["line": 3, "character": 4]])
+        XCTAssertEqual(try json.decode(LSPRange.self), range)
+        // Members a type does not declare are ignored.
+        let extended: JSONValue = ["line": 7, "character": 0, "extra": ["anything": true]]
+        XCTAssertEqual(try extended.decode(Position.self), Position(line: 7, character: 0))
+        let wrongType: JSONValue = ["line": "7", "character": 0]
+        XCTAssertThrowsError(try wrongType.decode(Position.self))
+        // JSONValue itself goes through Codable unchanged.
+        let nested: JSONValue = ["a": [1, 2.5, "x", nil, false]]
+        XCTAssertEqual(try JSONValue(encoding: nested), nested)
+    }
+}
