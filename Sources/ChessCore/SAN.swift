@@ -452,8 +452,8 @@ extension Position {
                 reachers.insert(from)
             }
         }
-        if pieces(us).contains(to) && role != .pawn { return .occupiedByOwnPiece(to) }
         guard let from = reachers.first else { return .noPieceCanReach(role, to) }
+        if pieces(us).contains(to) { return .occupiedByOwnPiece(to) }
         let lastRank = to.rank == (us == .white ? 7 : 0)
         if role == .pawn && lastRank && promotion == nil { return .missingPromotion }
         if promotion != nil && (role != .pawn || !lastRank || promotion == .king || promotion == .pawn) {

@@ -1,0 +1,346 @@
+import ChessCore
+
+/// A move of a game that was played, tied to its node in the movetext.
+public struct ReplayedMove: Sendable {
+    /// Index of the move's node in `GameSyntax.nodes`.
+    public var node: Int
+    public var move: Move
+    public var before: Position
+    public var after: Position
+    public var ply: Int
+    /// 0 in the mainline, 1 in a variation, …
+    public var depth: Int
+    public var leniency: SANLeniency
+}
+
+/// A game replayed: where it starts, every move that could be played, and every problem.
+public struct ReplayedGame: Sendable {
+    public var start: GameStart
+    public var moves: [ReplayedMove] = []
+    public var diagnostics: [Diagnostic] = []
+    /// The position at the end of the mainline, when the whole mainline could be played.
+    public var finalPosition: Position?
+}
+
+/// Replays a parsed game and reports what a chess player would want to know about it.
+public struct GameReplay {
+    public let source: SourceText
+    public let syntax: GameSyntax
+    /// The game's number in its file (0-based), for diagnostics.
+    public let index: Int
+    /// Offset of `source`'s first byte in the file: ranges are file-absolute.
+    public let base: Int
+
+    public init(source: SourceText, syntax: GameSyntax, index: Int, base: Int = 0) {
+        self.source = source
+        self.syntax = syntax
+        self.index = index
+        self.base = base
+    }
+
+    /// The text of a file-absolute byte range.
+    public func text(_ range: Range<Int>) -> String { source.string((range.lowerBound - base)..<(range.upperBound - base)) }
+
+    /// The decoded value of a tag: quotes removed, `\"` and `\\` resolved.
+    public func value(of tag: TagPair) -> String? {
+        guard let range = tag.valueRange else { return nil }
+        var raw = Substring(text(range))
+        if raw.hasPrefix("\"") { raw = raw.dropFirst() }
+        if raw.hasSuffix("\"") && !raw.hasSuffix("\\\"") || raw.hasSuffix("\\\\\"") { raw = raw.dropLast() }
+        guard raw.contains("\\") else { return String(raw) }
+        var result = ""
+        var escaped = false
+        for character in raw {
+            if escaped || character != "\\" {
+                result.append(character)
+                escaped = false
+            } else {
+                escaped = true
+            }
+        }
+        return result
+    }
+
+    public func tag(_ name: String) -> TagPair? {
+        syntax.tags.first { text($0.nameRange) == name }
+    }
+
+    public func tagValue(_ name: String) -> String? { tag(name).flatMap(value(of:)) }
+
+    /// Replays the game. With `keepMoves` false only diagnostics are produced (for `check`).
+    public func run(keepMoves: Bool = true) -> ReplayedGame {
+        var diagnostics: [Diagnostic] = []
+        func report(
+            _ code: Diagnostic.Code, _ severity: Diagnostic.Severity, _ message: String, _ range: Range<Int>,
+            _ fixes: [Diagnostic.Fix] = []
+        ) {
+            diagnostics.append(Diagnostic(code, severity, message, range: range, game: index, fixes: fixes))
+        }
+
+        let variantTag = tag("Variant")
+        let fenTag = tag("FEN")
+        let start = GameStart(variantTag: variantTag.flatMap(value(of:)), fenTag: fenTag.flatMap(value(of:)))
+        var game = ReplayedGame(start: start)
+        checkTags(start: start, report: report)
+
+        if case .unsupported(let name) = start.variant, let variantTag {
+            report(
+                .unsupportedVariant, .warning,
+                "\(name.isEmpty ? "This variant" : "The variant \"\(name)\"") is not supported: its moves are not checked",
+                variantTag.valueRange ?? variantTag.range)
+        }
+        if let error = start.fenError, let fenTag {
+            report(.badFEN, .error, "Bad FEN: \(error.description)", fenRange(fenTag, error))
+        }
+
+        if let position = start.position {
+            replayMoves(from: position, into: &game, keepMoves: keepMoves, report: report)
+        }
+        checkResult(game: game, report: report)
+        game.diagnostics = diagnostics
+        return game
+    }
+
+    private func fenRange(_ tag: TagPair, _ error: FENError) -> Range<Int> {
+        guard let valueRange = tag.valueRange else { return tag.range }
+        guard let offset = error.offset else { return valueRange }
+        // The offset counts Unicode scalars of the value; FENs are ASCII in practice.
+        let start = min(valueRange.lowerBound + 1 + offset, max(valueRange.upperBound - 1, valueRange.lowerBound))
+        return start..<min(start + 1, valueRange.upperBound)
+    }
+
+    private static let sevenTagRoster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+
+    private func checkTags(
+        start: GameStart,
+        report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        let names = Set(syntax.tags.map { text($0.nameRange) })
+        let missing = GameReplay.sevenTagRoster.filter { !names.contains($0) }
+        let anchor = syntax.tags.first?.range ?? syntax.nodes.first?.range ?? syntax.range
+        if !missing.isEmpty {
+            let result = syntax.resultIndex.map { GameResult(rawValue: syntax.nodes[$0].value)?.text ?? "*" } ?? "*"
+            let lines = missing.map { name -> String in
+                let value: String
+                switch name {
+                case "Date": value = "????.??.??"
+                case "Result": value = result
+                default: value = "?"
+                }
+                return "[\(name) \"\(value)\"]\n"
+            }
+            let insertAt = anchor.lowerBound
+            let list = missing.count == 1 ? "the \(missing[0]) tag" : "the tags " + missing.joined(separator: ", ")
+            report(
+                .missingTag, .information, "The Seven Tag Roster is incomplete: \(list) \(missing.count == 1 ? "is" : "are") missing",
+                anchor.lowerBound..<min(anchor.upperBound, anchor.lowerBound + max(1, anchor.count)),
+                [
+                    Diagnostic.Fix(
+                        title: "Add \(list)", edits: [Diagnostic.Edit(range: insertAt..<insertAt, text: lines.joined())],
+                        isPreferred: true)
+                ])
+        }
+        if let setUp = tag("SetUp"), value(of: setUp) == "1", tag("FEN") == nil {
+            report(.missingTag, .warning, "SetUp \"1\" says the game starts from a position, but there is no FEN tag", setUp.range, [])
+        }
+        if let fen = tag("FEN"), tag("SetUp") == nil {
+            let insert = fen.range.lowerBound
+            report(
+                .missingTag, .information, "A game with a FEN tag should also have [SetUp \"1\"]", fen.range,
+                [
+                    Diagnostic.Fix(
+                        title: "Add [SetUp \"1\"]", edits: [Diagnostic.Edit(range: insert..<insert, text: "[SetUp \"1\"]\n")],
+                        isPreferred: true)
+                ])
+        }
+    }
+
+    private func replayMoves(
+        from position: Position, into game: inout ReplayedGame, keepMoves: Bool,
+        report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        var replayer = LineReplayer(start: position)
+        var pendingNumber: MovetextNode?
+        var mainlineComplete = true
+        // Some writers number the moves of a set-up game from 1 whatever the FEN says: the
+        // first number of the mainline sets the count (the difference is reported once).
+        var numberOffset: Int?
+        let nodes = syntax.nodes
+        source.bytes.withUnsafeBufferPointer { bytes in
+            for (i, node) in nodes.enumerated() {
+                switch node.kind {
+                case .moveNumber:
+                    pendingNumber = node
+                case .move:
+                    let numberNode = pendingNumber
+                    pendingNumber = nil
+                    let playable = replayer.current.isPlayable
+                    let expected = replayer.nextMoveNumber
+                    let lower = node.range.lowerBound - base
+                    let san = UnsafeBufferPointer(rebasing: bytes[lower..<(node.range.upperBound - base)])
+                    let outcome = replayer.play(san: san)
+                    let written = text(node.range)
+                    if let numberNode, playable {
+                        if numberOffset == nil && replayer.depth == 0 {
+                            numberOffset = numberNode.value - expected.number
+                            if numberOffset != 0 && tag("FEN") != nil {
+                                report(
+                                    .wrongMoveNumber, .warning,
+                                    "The FEN tag starts the game at move \(expected.number), but the moves are numbered from \(numberNode.value)",
+                                    numberNode.range, [])
+                            } else {
+                                numberOffset = 0
+                            }
+                        }
+                        let shifted = (number: expected.number + (numberOffset ?? 0), black: expected.black)
+                        checkMoveNumber(numberNode, expected: shifted, report: report)
+                    }
+                    switch outcome {
+                    case .played(let played):
+                        if keepMoves {
+                            game.moves.append(
+                                ReplayedMove(
+                                    node: i, move: played.move, before: played.before, after: played.after, ply: played.ply,
+                                    depth: played.depth, leniency: played.leniency))
+                        }
+                        if played.move.isNull {
+                            report(
+                                .nullMove, played.depth == 0 ? .warning : .information,
+                                played.depth == 0
+                                    ? "Null move in the mainline: \(played.before.turn) passes, which is not a legal move"
+                                    : "Null move: \(played.before.turn) passes (accepted in analysis)",
+                                node.range, [])
+                        }
+                        let leniency = played.leniency.subtracting(.nullMoveNotation)
+                        if !leniency.isEmpty || (played.move.isNull && written != "--") {
+                            let canonical = played.before.san(played.move)
+                            let why = (played.leniency.descriptions).joined(separator: "; ")
+                            report(
+                                .nonCanonicalSAN, .hint, "Standard notation is \(canonical): \(why)", node.range,
+                                [
+                                    Diagnostic.Fix(
+                                        title: "Write \(canonical)", edits: [Diagnostic.Edit(range: node.range, text: canonical)],
+                                        isPreferred: true)
+                                ])
+                        }
+                    case .failed(let error, let before):
+                        if replayer.depth == 0 { mainlineComplete = false }
+                        reportFailure(error, written: written, before: before, range: node.range, report: report)
+                    case .skipped:
+                        if replayer.depth == 0 { mainlineComplete = false }
+                    }
+                case .variationStart:
+                    pendingNumber = nil
+                    if replayer.beginVariation() == .noMoveToReplace {
+                        report(.syntax, .error, "A variation must come after the move it is an alternative to", node.range, [])
+                    }
+                case .variationEnd:
+                    pendingNumber = nil
+                    replayer.endVariation()
+                case .nag:
+                    if node.value >= 0 && node.value <= 255 && NAGMeanings.meaning(node.value) == nil {
+                        report(.unknownNAG, .hint, "NAG $\(node.value) has no standard meaning", node.range, [])
+                    }
+                case .comment, .result:
+                    break
+                }
+            }
+        }
+        while replayer.depth > 0 { replayer.endVariation() }
+        if mainlineComplete { game.finalPosition = replayer.current.position }
+    }
+
+    private func checkMoveNumber(
+        _ node: MovetextNode, expected: (number: Int, black: Bool),
+        report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        let right = "\(expected.number)\(expected.black ? "..." : ".")"
+        // `12.` before a Black move is a common import form only when it repeats White's number;
+        // the standard writes `12...`.
+        if node.value != expected.number || (node.isBlack && !expected.black) {
+            let side = expected.black ? "Black" : "White"
+            report(
+                .wrongMoveNumber, .warning, "This is move \(expected.number) for \(side): the number should be \(right)",
+                node.range,
+                [Diagnostic.Fix(title: "Write \(right)", edits: [Diagnostic.Edit(range: node.range, text: right)], isPreferred: true)])
+        }
+    }
+
+    private func reportFailure(
+        _ error: SANError, written: String, before: Position, range: Range<Int>,
+        report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        let side = before.turn
+        switch error {
+        case .syntax:
+            report(.unknownMove, .error, "'\(written)' is not a move", range, [])
+        case .illegal(let reason):
+            report(.illegalMove, .error, "Illegal move \(written) (\(side) to move): \(reason.message(side: side))", range, [])
+        case .ambiguous(let candidates):
+            let names = candidates.map { move -> String in
+                let role = before.role(at: move.from)?.name ?? "piece"
+                return "the \(role) on \(move.from)"
+            }
+            let list = names.count == 2 ? "\(names[0]) and \(names[1])" : names.dropLast().joined(separator: ", ") + " and \(names.last!)"
+            let fixes = candidates.map { move -> Diagnostic.Fix in
+                let san = before.san(move)
+                return Diagnostic.Fix(title: "Play \(san)", edits: [Diagnostic.Edit(range: range, text: san)], isPreferred: false)
+            }
+            report(.ambiguousMove, .error, "Ambiguous move \(written): \(list) can both make it", range, fixes)
+        }
+    }
+
+    private func checkResult(
+        game: ReplayedGame, report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        let resultTag = tag("Result")
+        let tagResult = resultTag.flatMap(value(of:)).flatMap(GameResult.init(text:))
+        guard let markerIndex = syntax.resultIndex else {
+            let end = syntax.range.upperBound
+            let marker = tagResult?.text ?? "*"
+            report(
+                .missingResult, .warning, "The game has no result at its end (1-0, 0-1, 1/2-1/2 or *)",
+                (syntax.nodes.last?.range ?? syntax.tags.last?.range ?? syntax.range),
+                [Diagnostic.Fix(title: "Add \(marker)", edits: [Diagnostic.Edit(range: end..<end, text: " \(marker)")], isPreferred: true)])
+            return
+        }
+        let markerNode = syntax.nodes[markerIndex]
+        guard let marker = GameResult(rawValue: markerNode.value) else { return }
+        if let resultTag, let tagResult, tagResult != marker {
+            var fixes: [Diagnostic.Fix] = []
+            if let valueRange = resultTag.valueRange {
+                fixes.append(
+                    Diagnostic.Fix(
+                        title: "Set the Result tag to \(marker.text)",
+                        edits: [Diagnostic.Edit(range: valueRange, text: "\"\(marker.text)\"")], isPreferred: false))
+            }
+            fixes.append(
+                Diagnostic.Fix(
+                    title: "Change the result to \(tagResult.text)",
+                    edits: [Diagnostic.Edit(range: markerNode.range, text: tagResult.text)], isPreferred: false))
+            report(
+                .resultMismatch, .warning, "The result \(marker.text) differs from the Result tag \(tagResult.text)",
+                markerNode.range, fixes)
+        }
+        guard let final = game.finalPosition else { return }
+        var decided: (GameResult, String)?
+        if final.isCheckmate {
+            decided = (final.turn == .white ? .blackWins : .whiteWins, "\(final.turn) is checkmated")
+        } else if final.isStalemate {
+            decided = (.draw, "\(final.turn) is stalemated")
+        }
+        if let (result, why) = decided, result != marker {
+            // `*` (no result yet) on a decided game is common in puzzle files: worth a note only.
+            let severity: Diagnostic.Severity = marker == .unknown ? .information : .warning
+            var fixes = [
+                Diagnostic.Fix(
+                    title: "Change the result to \(result.text)",
+                    edits: [Diagnostic.Edit(range: markerNode.range, text: result.text)], isPreferred: true)
+            ]
+            if let valueRange = resultTag?.valueRange, tagResult != result {
+                fixes[0].edits.append(Diagnostic.Edit(range: valueRange, text: "\"\(result.text)\""))
+            }
+            report(.resultMismatch, severity, "\(why), so the result is \(result.text), not \(marker.text)", markerNode.range, fixes)
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import ChessCore
+
+/// Builds games from tokens. Never fails and never recurses: nesting is a counter, errors
+/// become diagnostics, and the next game is always found.
+public struct Parser {
+    public private(set) var games: [GameSyntax] = []
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    private var lexer: Lexer
+    private var pushedBack: Token?
+    private var game: GameSyntax?
+    private var inMovetext = false
+    private var afterResult = false
+    private var openVariations: [Range<Int>] = []
+    private let firstGameIndex: Int
+
+    /// Parses `bytes`, whose first byte is at `base` in its file; games are numbered from
+    /// `firstGameIndex` in diagnostics.
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0, firstGameIndex: Int = 0) {
+        lexer = Lexer(bytes, base: base)
+        self.firstGameIndex = firstGameIndex
+        run()
+    }
+
+    private var gameIndex: Int { firstGameIndex + games.count }
+
+    private mutating func nextToken() -> Token? {
+        if let token = pushedBack {
+            pushedBack = nil
+            return token
+        }
+        return lexer.next()
+    }
+
+    private mutating func report(
+        _ code: Diagnostic.Code, _ severity: Diagnostic.Severity, _ message: String, _ range: Range<Int>,
+        fixes: [Diagnostic.Fix] = []
+    ) {
+        diagnostics.append(Diagnostic(code, severity, message, range: range, game: game == nil ? nil : gameIndex, fixes: fixes))
+    }
+
+    private mutating func startGame(at start: Int) {
+        finishGame()
+        game = GameSyntax(range: start..<start)
+        inMovetext = false
+        afterResult = false
+    }
+
+    private mutating func finishGame() {
+        guard var finished = game else { return }
+        if let open = openVariations.first {
+            report(.syntax, .error, "This variation is never closed: ')' is missing", open)
+        }
+        openVariations.removeAll()
+        if let last = finished.nodes.last {
+            finished.range = finished.range.lowerBound..<max(finished.range.upperBound, last.range.upperBound)
+        }
+        games.append(finished)
+        game = nil
+    }
+
+    private mutating func append(_ node: MovetextNode) {
+        if game == nil { startGame(at: node.range.lowerBound) }
+        game!.nodes.append(node)
+        game!.range = game!.range.lowerBound..<node.range.upperBound
+    }
+
+    /// Movetext begins (a move, a move number, …): after a finished game it is a new game.
+    private mutating func enterMovetext(at start: Int) {
+        if game == nil || afterResult { startGame(at: start) }
+        inMovetext = true
+    }
+
+    private mutating func run() {
+        while let token = nextToken() {
+            switch token.kind {
+            case .whitespace, .escapeLine:
+                continue
+            case .braceComment, .lineComment:
+                // Comments between games belong to no game; inside a game they are nodes.
+                if game != nil && !afterResult {
+                    append(MovetextNode(kind: .comment, range: token.range, value: token.kind == .lineComment ? 1 : 0))
+                }
+            case .unterminatedComment:
+                if game != nil && !afterResult {
+                    append(MovetextNode(kind: .comment, range: token.range))
+                }
+                report(.syntax, .error, "This comment is never closed: '}' is missing", token.start..<token.start + 1)
+            case .openBracket:
+                if game == nil || inMovetext || afterResult { startGame(at: token.start) }
+                parseTag(open: token)
+            case .closeBracket:
+                report(.syntax, .error, "Unexpected ']' with no tag open", token.range, fixes: [remove(token, "Remove ']'")])
+            case .string, .unterminatedString:
+                report(.syntax, .error, "Unexpected string outside a tag", token.range)
+            case .symbol:
+                enterMovetext(at: token.start)
+                append(MovetextNode(kind: .move, range: token.range))
+            case .moveNumber:
+                enterMovetext(at: token.start)
+                let dots = Parser.dotCount(lexer.bytes, token, base: lexer.base)
+                append(MovetextNode(kind: .moveNumber, range: token.range, value: token.value, isBlack: dots >= 2))
+            case .dots:
+                // `12 ...` or `12. ...`: a Black move number written apart.
+                if let last = game?.nodes.last, last.kind == .moveNumber, !afterResult {
+                    game!.nodes[game!.nodes.count - 1].isBlack = true
+                    game!.nodes[game!.nodes.count - 1].range = last.range.lowerBound..<token.end
+                    game!.range = game!.range.lowerBound..<token.end
+                }
+            case .nag, .suffix:
+                enterMovetext(at: token.start)
+                let value = token.kind == .nag ? token.value : (token.value == 0 ? -1 : token.value)
+                if token.kind == .nag && !(0...255).contains(token.value) {
+                    report(
+                        .unknownNAG, .warning,
+                        token.value < 0 ? "'$' must be followed by a number" : "NAG $\(token.value) is out of range (0–255)",
+                        token.range, fixes: [remove(token, "Remove the NAG")])
+                } else if token.kind == .suffix && token.value == 0 {
+                    report(.unknownNAG, .warning, "Unknown annotation; use !, ?, !!, ??, !? or ?!", token.range)
+                }
+                append(MovetextNode(kind: .nag, range: token.range, value: value))
+            case .openParen:
+                enterMovetext(at: token.start)
+                openVariations.append(token.range)
+                append(MovetextNode(kind: .variationStart, range: token.range))
+            case .closeParen:
+                guard !openVariations.isEmpty, game != nil, !afterResult else {
+                    report(.syntax, .error, "This ')' closes no variation", token.range, fixes: [remove(token, "Remove the stray ')'")])
+                    continue
+                }
+                openVariations.removeLast()
+                if let last = game!.nodes.last, last.kind == .variationStart {
+                    report(.syntax, .warning, "Empty variation: a variation needs at least one move", last.range.lowerBound..<token.end)
+                }
+                append(MovetextNode(kind: .variationEnd, range: token.range))
+            case .result:
+                enterMovetext(at: token.start)
+                append(MovetextNode(kind: .result, range: token.range, value: token.value))
+                game!.resultIndex = game!.nodes.count - 1
+                finishGameAtResult()
+            case .unknown:
+                report(.syntax, .error, "Unexpected character", token.range, fixes: [remove(token, "Remove it")])
+            }
+        }
+        finishGame()
+    }
+
+    private mutating func finishGameAtResult() {
+        afterResult = true
+        inMovetext = false
+    }
+
+    private func remove(_ token: Token, _ title: String) -> Diagnostic.Fix {
+        Diagnostic.Fix(title: title, edits: [Diagnostic.Edit(range: token.range, text: "")], isPreferred: true)
+    }
+
+    static func dotCount(_ bytes: UnsafeBufferPointer<UInt8>, _ token: Token, base: Int) -> Int {
+        var dots = 0
+        for k in (token.start - base)..<(token.end - base) {
+            if bytes[k] == 0x2E { dots += 1 } else if bytes[k] == 0xE2 { dots += 3 }
+        }
+        return dots
+    }
+
+    /// A symbol with a square in it, or castling: something a reader should try as a move.
+    private func looksLikeMove(_ token: Token) -> Bool {
+        let bytes = lexer.bytes
+        let start = token.start - lexer.base
+        let end = token.end - lexer.base
+        if bytes[start] == 0x4F || bytes[start] == 0x30 { return true }  // O-O, 0-0
+        for k in start..<max(start, end - 1) where Square.file(ascii: bytes[k]) != nil && Square.rank(ascii: bytes[k + 1]) != nil {
+            return true
+        }
+        return false
+    }
+
+    private func sameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        let bytes = lexer.bytes
+        for k in 0..<a.count where bytes[a.lowerBound - lexer.base + k] != bytes[b.lowerBound - lexer.base + k] {
+            return false
+        }
+        return true
+    }
+
+    /// True when a newline lies between two offsets (file-absolute).
+    private func newline(between a: Int, and b: Int) -> Bool {
+        let bytes = lexer.bytes
+        for k in max(a - lexer.base, 0)..<min(b - lexer.base, bytes.count) where bytes[k] == 0x0A || bytes[k] == 0x0D {
+            return true
+        }
+        return false
+    }
+
+    /// `[Name "value"]`. A tag ends at its `]` or at the end of its line; what follows on the
+    /// line (`[Round "2"]f`) is reported and skipped.
+    private mutating func parseTag(open: Token) {
+        var nameRange: Range<Int>?
+        var valueRange: Range<Int>?
+        var end = open.end
+        var closed = false
+        while let token = nextToken() {
+            if token.kind == .whitespace {
+                if newline(between: token.start, and: token.end) {
+                    pushedBack = token
+                    break
+                }
+                continue
+            }
+            if token.kind == .closeBracket {
+                end = token.end
+                closed = true
+                break
+            }
+            if nameRange == nil && token.kind == .symbol {
+                nameRange = token.range
+                end = token.end
+            } else if nameRange != nil && valueRange == nil && (token.kind == .string || token.kind == .unterminatedString) {
+                valueRange = token.range
+                end = token.end
+                if token.kind == .unterminatedString {
+                    report(.syntax, .error, "This tag value is never closed: '\"' is missing", token.range)
+                }
+            } else if token.kind == .openBracket {
+                pushedBack = token
+                break
+            } else {
+                report(.syntax, .error, "Malformed tag: expected [Name \"value\"]", token.range)
+                end = token.end
+            }
+        }
+        if !closed {
+            report(.syntax, .error, "This tag is never closed: ']' is missing", open.range)
+        }
+        if nameRange == nil {
+            report(.syntax, .error, "Malformed tag: the tag has no name", open.start..<end)
+        } else if valueRange == nil {
+            report(.syntax, .error, "Malformed tag: the tag has no value in quotes", open.start..<end)
+        }
+        if let nameRange {
+            // A tag the game already has starts the next game: header-only games follow
+            // each other that way.
+            if game!.tags.contains(where: { sameText($0.nameRange, nameRange) }) {
+                let previous = game!.tags
+                game!.tags = previous
+                startGame(at: open.start)
+            }
+            game!.tags.append(TagPair(range: open.start..<end, nameRange: nameRange, valueRange: valueRange))
+            game!.range = game!.range.lowerBound..<max(game!.range.upperBound, end)
+        }
+        // Anything else on the tag's line is junk.
+        skipRestOfTagLine()
+    }
+
+    private mutating func skipRestOfTagLine() {
+        while let token = nextToken() {
+            if token.kind == .whitespace && !newline(between: token.start, and: token.end) { continue }
+            if token.kind == .whitespace || token.kind == .openBracket || token.kind.isTrivia {
+                pushedBack = token
+                return
+            }
+            // Movetext may follow the last tag on its line (`[Result "1-0"] e4 1-0`); a lone
+            // letter after a tag (`[Round "2"]f`) is a typing slip.
+            if token.kind == .symbol && looksLikeMove(token) {
+                pushedBack = token
+                return
+            }
+            if token.kind == .closeBracket || token.kind == .symbol || token.kind == .unknown || token.kind == .string {
+                report(.syntax, .error, "Unexpected text after the tag on its line", token.range, fixes: [remove(token, "Remove it")])
+                continue
+            }
+            pushedBack = token
+            return
+        }
+    }
+}

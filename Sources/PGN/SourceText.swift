@@ -1,0 +1,181 @@
+/// How a text's bytes are to be read as characters.
+public enum TextEncoding: Sendable, Equatable {
+    case utf8
+    /// Bytes that are not valid UTF-8: each byte is one character (ISO 8859-1).
+    case latin1
+}
+
+/// How positions count columns: in bytes, UTF-16 code units, or Unicode scalars.
+public enum PositionEncoding: Sendable, Equatable {
+    case utf8
+    case utf16
+    case utf32
+}
+
+/// A line and a column, both 0-based, columns counted in some `PositionEncoding`.
+public struct LineColumn: Sendable, Hashable {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+}
+
+/// The bytes of a PGN text with what it takes to read them: their encoding, whether they
+/// start with a byte-order mark, and where each line starts.
+public struct SourceText: Sendable {
+    public let bytes: [UInt8]
+    public let encoding: TextEncoding
+    /// Length of a leading UTF-8 byte-order mark (0 or 3).
+    public let byteOrderMarkLength: Int
+    /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR.
+    public let lineStarts: [Int]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        encoding = SourceText.isValidUTF8(bytes) ? .utf8 : .latin1
+        lineStarts = SourceText.lineStarts(bytes)
+    }
+
+    public init(_ string: String) { self.init(Array(string.utf8)) }
+
+    static func lineStarts(_ bytes: [UInt8]) -> [Int] {
+        var starts = [0]
+        starts.reserveCapacity(bytes.count / 40 + 1)
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            while i < b.count {
+                let c = b[i]
+                if c == 0x0A {
+                    starts.append(i + 1)
+                } else if c == 0x0D {
+                    if i + 1 < b.count && b[i + 1] == 0x0A { i += 1 }
+                    starts.append(i + 1)
+                }
+                i += 1
+            }
+        }
+        return starts
+    }
+
+    /// Validates UTF-8 without decoding into a String.
+    public static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            let n = b.count
+            while i < n {
+                let c = b[i]
+                if c < 0x80 {
+                    i += 1
+                    continue
+                }
+                let length: Int
+                if c & 0xE0 == 0xC0 && c >= 0xC2 {
+                    length = 2
+                } else if c & 0xF0 == 0xE0 {
+                    length = 3
+                } else if c & 0xF8 == 0xF0 && c <= 0xF4 {
+                    length = 4
+                } else {
+                    return false
+                }
+                guard i + length <= n else { return false }
+                for k in 1..<length where b[i + k] & 0xC0 != 0x80 { return false }
+                if length == 3 {
+                    let scalar = (UInt32(c & 0x0F) << 12) | (UInt32(b[i + 1] & 0x3F) << 6)
+                    if scalar < 0x800 || (0xD800...0xDFFF).contains(scalar | UInt32(b[i + 2] & 0x3F)) { return false }
+                }
+                if length == 4 {
+                    let high = (UInt32(c & 0x07) << 18) | (UInt32(b[i + 1] & 0x3F) << 12)
+                    if high < 0x10000 || high > 0x10FFFF { return false }
+                }
+                i += length
+            }
+            return true
+        }
+    }
+
+    /// The characters of a byte range, decoded by the text's encoding.
+    public func string(_ range: Range<Int>) -> String {
+        let lower = max(0, min(range.lowerBound, bytes.count))
+        let upper = max(lower, min(range.upperBound, bytes.count))
+        let slice = bytes[lower..<upper]
+        switch encoding {
+        case .utf8: return String(decoding: slice, as: UTF8.self)
+        case .latin1: return String(String.UnicodeScalarView(slice.map { Unicode.Scalar($0) }))
+        }
+    }
+
+    // MARK: Positions
+
+    /// The line holding `offset` (0-based).
+    public func line(of offset: Int) -> Int {
+        var low = 0
+        var high = lineStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// The end of a line's content (before its line break).
+    public func lineEnd(_ line: Int) -> Int {
+        var end = line + 1 < lineStarts.count ? lineStarts[line + 1] : bytes.count
+        if end > lineStarts[line] && end <= bytes.count && bytes[end - 1] == 0x0A { end -= 1 }
+        if end > lineStarts[line] && end <= bytes.count && bytes[end - 1] == 0x0D { end -= 1 }
+        return end
+    }
+
+    /// Line and column of a byte offset, the column counted in `encoding` units. An offset
+    /// inside a character counts as that character's start.
+    public func position(of offset: Int, in positionEncoding: PositionEncoding) -> LineColumn {
+        let offset = max(0, min(offset, bytes.count))
+        let line = line(of: offset)
+        var column = 0
+        var i = lineStarts[line]
+        let end = min(offset, bytes.count)
+        while i < end {
+            let (length, units) = characterWidth(at: i, positionEncoding)
+            if i + length > end { break }
+            column += units
+            i += length
+        }
+        return LineColumn(line: line, column: column)
+    }
+
+    /// The byte offset of a line and column; a column past the line's end means its end, a
+    /// line past the last means the end of the text.
+    public func offset(of position: LineColumn, in positionEncoding: PositionEncoding) -> Int {
+        guard position.line >= 0 else { return 0 }
+        guard position.line < lineStarts.count else { return bytes.count }
+        let end = lineEnd(position.line)
+        var i = lineStarts[position.line]
+        var column = 0
+        while i < end && column < position.column {
+            let (length, units) = characterWidth(at: i, positionEncoding)
+            if column + units > position.column { break }
+            column += units
+            i += length
+        }
+        return min(i, end)
+    }
+
+    /// Bytes and position units of the character starting at `i`.
+    private func characterWidth(at i: Int, _ positionEncoding: PositionEncoding) -> (Int, Int) {
+        let c = bytes[i]
+        if c < 0x80 { return (1, 1) }
+        // A Latin-1 byte is one character, two bytes once written as UTF-8.
+        if encoding == .latin1 { return (1, positionEncoding == .utf8 ? 2 : 1) }
+        let length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1
+        let available = min(length, bytes.count - i)
+        switch positionEncoding {
+        case .utf8: return (available, available)
+        case .utf16: return (available, length == 4 ? 2 : 1)
+        case .utf32: return (available, 1)
+        }
+    }
+}
