@@ -62,7 +62,15 @@ public struct GameReplay {
     }
 
     public func tag(_ name: String) -> TagPair? {
-        syntax.tags.first { text($0.nameRange) == name }
+        var name = name
+        return name.withUTF8 { wanted in
+            syntax.tags.first { tag in
+                guard tag.nameRange.count == wanted.count else { return false }
+                let start = tag.nameRange.lowerBound - base
+                for k in 0..<wanted.count where source.bytes[start + k] != wanted[k] { return false }
+                return true
+            }
+        }
     }
 
     public func tagValue(_ name: String) -> String? { tag(name).flatMap(value(of:)) }
@@ -115,8 +123,7 @@ public struct GameReplay {
         start: GameStart,
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
     ) {
-        let names = Set(syntax.tags.map { text($0.nameRange) })
-        let missing = GameReplay.sevenTagRoster.filter { !names.contains($0) }
+        let missing = GameReplay.sevenTagRoster.filter { tag($0) == nil }
         let anchor = syntax.tags.first?.range ?? syntax.nodes.first?.range ?? syntax.range
         if !missing.isEmpty {
             let result = syntax.resultIndex.map { GameResult(rawValue: syntax.nodes[$0].value)?.text ?? "*" } ?? "*"
@@ -179,7 +186,6 @@ public struct GameReplay {
                     let lower = node.range.lowerBound - base
                     let san = UnsafeBufferPointer(rebasing: bytes[lower..<(node.range.upperBound - base)])
                     let outcome = replayer.play(san: san)
-                    let written = text(node.range)
                     if let numberNode, playable {
                         if numberOffset == nil && replayer.depth == 0 {
                             numberOffset = numberNode.value - expected.number
@@ -212,7 +218,7 @@ public struct GameReplay {
                                 node.range, [])
                         }
                         let leniency = played.leniency.subtracting(.nullMoveNotation)
-                        if !leniency.isEmpty || (played.move.isNull && written != "--") {
+                        if !leniency.isEmpty || (played.move.isNull && node.range.count != 2) {
                             let canonical = played.before.san(played.move)
                             let why = (played.leniency.descriptions).joined(separator: "; ")
                             report(
@@ -225,7 +231,7 @@ public struct GameReplay {
                         }
                     case .failed(let error, let before):
                         if replayer.depth == 0 { mainlineComplete = false }
-                        reportFailure(error, written: written, before: before, range: node.range, report: report)
+                        reportFailure(error, written: text(node.range), before: before, range: node.range, report: report)
                     case .skipped:
                         if replayer.depth == 0 { mainlineComplete = false }
                     }
