@@ -231,7 +231,7 @@ public struct GameReplay {
                         }
                     case .failed(let error, let before):
                         if replayer.depth == 0 { mainlineComplete = false }
-                        reportFailure(error, written: text(node.range), before: before, range: node.range, report: report)
+                        reportFailure(error, written: GameReplay.shortened(text(node.range)), before: before, range: node.range, report: report)
                     case .skipped:
                         if replayer.depth == 0 { mainlineComplete = false }
                     }
@@ -254,6 +254,11 @@ public struct GameReplay {
         }
         while replayer.depth > 0 { replayer.endVariation() }
         if mainlineComplete { game.finalPosition = replayer.current.position }
+    }
+
+    /// A token as messages quote it: at most 40 characters.
+    static func shortened(_ text: String) -> String {
+        text.count <= 40 ? text : String(text.prefix(39)) + "…"
     }
 
     private func checkMoveNumber(
