@@ -63,15 +63,15 @@ public enum Checker {
         return nil
     }
 
-    /// Whether the last non-blank line before `offset` starts with `[` (so `offset` is inside
-    /// a tag section rather than at its start).
+    /// Whether the last non-blank line before `offset` is a tag (so `offset` is inside a tag
+    /// section rather than at its start).
     private static func previousTextLineIsTag(_ bytes: UnsafeBufferPointer<UInt8>, before offset: Int) -> Bool {
         var j = offset - 1
         while j >= 0 && Lexer.isSpace(bytes[j]) { j -= 1 }
         guard j >= 0 else { return false }
         while j > 0 && bytes[j - 1] != 0x0A && bytes[j - 1] != 0x0D { j -= 1 }
         while j < offset && (bytes[j] == 0x20 || bytes[j] == 0x09) { j += 1 }
-        return bytes[j] == 0x5B
+        return bytes[j] == 0x5B && looksLikeTag(bytes, j)
     }
 
     /// `[` followed by a tag name, a space and a quote: a tag, not text in a comment.

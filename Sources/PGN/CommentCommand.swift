@@ -40,12 +40,23 @@ public enum CommentCommand: Sendable, Hashable {
     public struct ColoredSquare: Sendable, Hashable {
         public var color: Character
         public var square: Square
+
+        public init(color: Character, square: Square) {
+            self.color = color
+            self.square = square
+        }
     }
 
     public struct ColoredArrow: Sendable, Hashable {
         public var color: Character
         public var from: Square
         public var to: Square
+
+        public init(color: Character, from: Square, to: Square) {
+            self.color = color
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Every command in a comment's text, with its byte range relative to the text's start.
@@ -84,7 +95,9 @@ public enum CommentCommand: Sendable, Hashable {
                 guard let moves = Int(score.dropFirst().replacingPlus) else { return .other(name: name, value: value) }
                 return .evaluation(.mate(moves), depth: depth)
             }
-            guard let pawns = Double(score.replacingPlus), pawns.isFinite else { return .other(name: name, value: value) }
+            guard let pawns = Double(score.replacingPlus), pawns.isFinite else {
+                return .other(name: name, value: value)
+            }
             return .evaluation(.pawns(pawns), depth: depth)
         case "csl":
             var squares: [ColoredSquare] = []
@@ -100,7 +113,8 @@ public enum CommentCommand: Sendable, Hashable {
             var arrows: [ColoredArrow] = []
             for item in value.split(separator: ",") {
                 let item = Array(item.trimmed)
-                guard item.count == 5, let from = Square(String(item[1...2])), let to = Square(String(item[3...4])) else {
+                guard item.count == 5, let from = Square(String(item[1...2])), let to = Square(String(item[3...4]))
+                else {
                     return .other(name: name, value: value)
                 }
                 arrows.append(ColoredArrow(color: item[0], from: from, to: to))

@@ -39,7 +39,9 @@ public struct GameReplay {
     }
 
     /// The text of a file-absolute byte range.
-    public func text(_ range: Range<Int>) -> String { source.string((range.lowerBound - base)..<(range.upperBound - base)) }
+    public func text(_ range: Range<Int>) -> String {
+        source.string((range.lowerBound - base)..<(range.upperBound - base))
+    }
 
     /// The decoded value of a tag: quotes removed, `\"` and `\\` resolved.
     public func value(of tag: TagPair) -> String? {
@@ -139,16 +141,20 @@ public struct GameReplay {
             let insertAt = anchor.lowerBound
             let list = missing.count == 1 ? "the \(missing[0]) tag" : "the tags " + missing.joined(separator: ", ")
             report(
-                .missingTag, .information, "The Seven Tag Roster is incomplete: \(list) \(missing.count == 1 ? "is" : "are") missing",
+                .missingTag, .information,
+                "The Seven Tag Roster is incomplete: \(list) \(missing.count == 1 ? "is" : "are") missing",
                 anchor.lowerBound..<min(anchor.upperBound, anchor.lowerBound + max(1, anchor.count)),
                 [
                     Diagnostic.Fix(
-                        title: "Add \(list)", edits: [Diagnostic.Edit(range: insertAt..<insertAt, text: lines.joined())],
+                        title: "Add \(list)",
+                        edits: [Diagnostic.Edit(range: insertAt..<insertAt, text: lines.joined())],
                         isPreferred: true)
                 ])
         }
         if let setUp = tag("SetUp"), value(of: setUp) == "1", tag("FEN") == nil {
-            report(.missingTag, .warning, "SetUp \"1\" says the game starts from a position, but there is no FEN tag", setUp.range, [])
+            report(
+                .missingTag, .warning, "SetUp \"1\" says the game starts from a position, but there is no FEN tag",
+                setUp.range, [])
         }
         if let fen = tag("FEN"), tag("SetUp") == nil {
             let insert = fen.range.lowerBound
@@ -156,7 +162,8 @@ public struct GameReplay {
                 .missingTag, .information, "A game with a FEN tag should also have [SetUp \"1\"]", fen.range,
                 [
                     Diagnostic.Fix(
-                        title: "Add [SetUp \"1\"]", edits: [Diagnostic.Edit(range: insert..<insert, text: "[SetUp \"1\"]\n")],
+                        title: "Add [SetUp \"1\"]",
+                        edits: [Diagnostic.Edit(range: insert..<insert, text: "[SetUp \"1\"]\n")],
                         isPreferred: true)
                 ])
         }
@@ -206,7 +213,8 @@ public struct GameReplay {
                         if keepMoves {
                             game.moves.append(
                                 ReplayedMove(
-                                    node: i, move: played.move, before: played.before, after: played.after, ply: played.ply,
+                                    node: i, move: played.move, before: played.before, after: played.after,
+                                    ply: played.ply,
                                     depth: played.depth, leniency: played.leniency))
                         }
                         if played.move.isNull {
@@ -225,20 +233,25 @@ public struct GameReplay {
                                 .nonCanonicalSAN, .hint, "Standard notation is \(canonical): \(why)", node.range,
                                 [
                                     Diagnostic.Fix(
-                                        title: "Write \(canonical)", edits: [Diagnostic.Edit(range: node.range, text: canonical)],
+                                        title: "Write \(canonical)",
+                                        edits: [Diagnostic.Edit(range: node.range, text: canonical)],
                                         isPreferred: true)
                                 ])
                         }
                     case .failed(let error, let before):
                         if replayer.depth == 0 { mainlineComplete = false }
-                        reportFailure(error, written: GameReplay.shortened(text(node.range)), before: before, range: node.range, report: report)
+                        reportFailure(
+                            error, written: GameReplay.shortened(text(node.range)), before: before, range: node.range,
+                            report: report)
                     case .skipped:
                         if replayer.depth == 0 { mainlineComplete = false }
                     }
                 case .variationStart:
                     pendingNumber = nil
                     if replayer.beginVariation() == .noMoveToReplace {
-                        report(.syntax, .error, "A variation must come after the move it is an alternative to", node.range, [])
+                        report(
+                            .syntax, .error, "A variation must come after the move it is an alternative to", node.range,
+                            [])
                     }
                 case .variationEnd:
                     pendingNumber = nil
@@ -271,9 +284,14 @@ public struct GameReplay {
         if node.value != expected.number || (node.isBlack && !expected.black) {
             let side = expected.black ? "Black" : "White"
             report(
-                .wrongMoveNumber, .warning, "This is move \(expected.number) for \(side): the number should be \(right)",
+                .wrongMoveNumber, .warning,
+                "This is move \(expected.number) for \(side): the number should be \(right)",
                 node.range,
-                [Diagnostic.Fix(title: "Write \(right)", edits: [Diagnostic.Edit(range: node.range, text: right)], isPreferred: true)])
+                [
+                    Diagnostic.Fix(
+                        title: "Write \(right)", edits: [Diagnostic.Edit(range: node.range, text: right)],
+                        isPreferred: true)
+                ])
         }
     }
 
@@ -286,16 +304,21 @@ public struct GameReplay {
         case .syntax:
             report(.unknownMove, .error, "'\(written)' is not a move", range, [])
         case .illegal(let reason):
-            report(.illegalMove, .error, "Illegal move \(written) (\(side) to move): \(reason.message(side: side))", range, [])
+            report(
+                .illegalMove, .error, "Illegal move \(written) (\(side) to move): \(reason.message(side: side))", range,
+                [])
         case .ambiguous(let candidates):
             let names = candidates.map { move -> String in
                 let role = before.role(at: move.from)?.name ?? "piece"
                 return "the \(role) on \(move.from)"
             }
-            let list = names.count == 2 ? "\(names[0]) and \(names[1])" : names.dropLast().joined(separator: ", ") + " and \(names.last!)"
+            let list =
+                names.count == 2
+                ? "\(names[0]) and \(names[1])" : names.dropLast().joined(separator: ", ") + " and \(names.last!)"
             let fixes = candidates.map { move -> Diagnostic.Fix in
                 let san = before.san(move)
-                return Diagnostic.Fix(title: "Play \(san)", edits: [Diagnostic.Edit(range: range, text: san)], isPreferred: false)
+                return Diagnostic.Fix(
+                    title: "Play \(san)", edits: [Diagnostic.Edit(range: range, text: san)], isPreferred: false)
             }
             report(.ambiguousMove, .error, "Ambiguous move \(written): \(list) can both make it", range, fixes)
         }
@@ -312,7 +335,11 @@ public struct GameReplay {
             report(
                 .missingResult, .warning, "The game has no result at its end (1-0, 0-1, 1/2-1/2 or *)",
                 (syntax.nodes.last?.range ?? syntax.tags.last?.range ?? syntax.range),
-                [Diagnostic.Fix(title: "Add \(marker)", edits: [Diagnostic.Edit(range: end..<end, text: " \(marker)")], isPreferred: true)])
+                [
+                    Diagnostic.Fix(
+                        title: "Add \(marker)", edits: [Diagnostic.Edit(range: end..<end, text: " \(marker)")],
+                        isPreferred: true)
+                ])
             return
         }
         let markerNode = syntax.nodes[markerIndex]
@@ -351,7 +378,9 @@ public struct GameReplay {
             if let valueRange = resultTag?.valueRange, tagResult != result {
                 fixes[0].edits.append(Diagnostic.Edit(range: valueRange, text: "\"\(result.text)\""))
             }
-            report(.resultMismatch, severity, "\(why), so the result is \(result.text), not \(marker.text)", markerNode.range, fixes)
+            report(
+                .resultMismatch, severity, "\(why), so the result is \(result.text), not \(marker.text)",
+                markerNode.range, fixes)
         }
     }
 }

@@ -156,7 +156,9 @@ public struct Lexer {
         }
         while i < bytes.count && Lexer.isSymbolByte(bytes[i]) { i += 1 }
         // `exd6e.p.`: the en-passant mark belongs to the move.
-        if i + 1 < bytes.count && bytes[i] == 0x2E && bytes[i - 1] == 0x65 && bytes[i + 1] == 0x70 && byte(i + 2) == 0x2E {
+        if i + 1 < bytes.count && bytes[i] == 0x2E && bytes[i - 1] == 0x65 && bytes[i + 1] == 0x70
+            && byte(i + 2) == 0x2E
+        {
             i += 3
         }
         let length = i - start
@@ -170,7 +172,9 @@ public struct Lexer {
             return make(.result, start, i, GameResult.draw.rawValue)
         }
         // Digits alone are a move number written without its dot, except `0000` (a UCI null move).
-        if (0x30...0x39).contains(c) && Lexer.allDigits(bytes, start, i) && !(length == 4 && Lexer.matches(bytes, start, "0000")) {
+        if (0x30...0x39).contains(c) && Lexer.allDigits(bytes, start, i)
+            && !(length == 4 && Lexer.matches(bytes, start, "0000"))
+        {
             return make(.moveNumber, start, i, Lexer.number(bytes, start, i))
         }
         return make(.symbol, start, i)

@@ -36,7 +36,8 @@ public struct Parser {
         _ code: Diagnostic.Code, _ severity: Diagnostic.Severity, _ message: String, _ range: Range<Int>,
         fixes: [Diagnostic.Fix] = []
     ) {
-        diagnostics.append(Diagnostic(code, severity, message, range: range, game: game == nil ? nil : gameIndex, fixes: fixes))
+        diagnostics.append(
+            Diagnostic(code, severity, message, range: range, game: game == nil ? nil : gameIndex, fixes: fixes))
     }
 
     private mutating func startGame(at start: Int) {
@@ -90,7 +91,9 @@ public struct Parser {
                 if game == nil || inMovetext || afterResult { startGame(at: token.start) }
                 parseTag(open: token)
             case .closeBracket:
-                report(.syntax, .error, "Unexpected ']' with no tag open", token.range, fixes: [remove(token, "Remove ']'")])
+                report(
+                    .syntax, .error, "Unexpected ']' with no tag open", token.range,
+                    fixes: [remove(token, "Remove ']'")])
             case .string, .unterminatedString:
                 report(.syntax, .error, "Unexpected string outside a tag", token.range)
             case .symbol:
@@ -113,7 +116,8 @@ public struct Parser {
                 if token.kind == .nag && !(0...255).contains(token.value) {
                     report(
                         .unknownNAG, .warning,
-                        token.value < 0 ? "'$' must be followed by a number" : "NAG $\(token.value) is out of range (0–255)",
+                        token.value < 0
+                            ? "'$' must be followed by a number" : "NAG $\(token.value) is out of range (0–255)",
                         token.range, fixes: [remove(token, "Remove the NAG")])
                 } else if token.kind == .suffix && token.value == 0 {
                     report(.unknownNAG, .warning, "Unknown annotation; use !, ?, !!, ??, !? or ?!", token.range)
@@ -125,12 +129,16 @@ public struct Parser {
                 append(MovetextNode(kind: .variationStart, range: token.range))
             case .closeParen:
                 guard !openVariations.isEmpty, game != nil, !afterResult else {
-                    report(.syntax, .error, "This ')' closes no variation", token.range, fixes: [remove(token, "Remove the stray ')'")])
+                    report(
+                        .syntax, .error, "This ')' closes no variation", token.range,
+                        fixes: [remove(token, "Remove the stray ')'")])
                     continue
                 }
                 openVariations.removeLast()
                 if let last = game!.nodes.last, last.kind == .variationStart {
-                    report(.syntax, .warning, "Empty variation: a variation needs at least one move", last.range.lowerBound..<token.end)
+                    report(
+                        .syntax, .warning, "Empty variation: a variation needs at least one move",
+                        last.range.lowerBound..<token.end)
                 }
                 append(MovetextNode(kind: .variationEnd, range: token.range))
             case .result:
@@ -168,7 +176,8 @@ public struct Parser {
         let start = token.start - lexer.base
         let end = token.end - lexer.base
         if bytes[start] == 0x4F || bytes[start] == 0x30 { return true }  // O-O, 0-0
-        for k in start..<max(start, end - 1) where Square.file(ascii: bytes[k]) != nil && Square.rank(ascii: bytes[k + 1]) != nil {
+        for k in start..<max(start, end - 1)
+        where Square.file(ascii: bytes[k]) != nil && Square.rank(ascii: bytes[k + 1]) != nil {
             return true
         }
         return false
@@ -215,7 +224,9 @@ public struct Parser {
             if nameRange == nil && token.kind == .symbol {
                 nameRange = token.range
                 end = token.end
-            } else if nameRange != nil && valueRange == nil && (token.kind == .string || token.kind == .unterminatedString) {
+            } else if nameRange != nil && valueRange == nil
+                && (token.kind == .string || token.kind == .unterminatedString)
+            {
                 valueRange = token.range
                 end = token.end
                 if token.kind == .unterminatedString {
@@ -266,7 +277,9 @@ public struct Parser {
                 return
             }
             if token.kind == .closeBracket || token.kind == .symbol || token.kind == .unknown || token.kind == .string {
-                report(.syntax, .error, "Unexpected text after the tag on its line", token.range, fixes: [remove(token, "Remove it")])
+                report(
+                    .syntax, .error, "Unexpected text after the tag on its line", token.range,
+                    fixes: [remove(token, "Remove it")])
                 continue
             }
             pushedBack = token

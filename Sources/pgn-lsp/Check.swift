@@ -60,7 +60,8 @@ struct Check: ParsableCommand {
                         first = false
                         var object = "{\"line\":\(start.line + 1),\"column\":\(start.column + 1),"
                         object += "\"endLine\":\(end.line + 1),\"endColumn\":\(end.column + 1),"
-                        object += "\"severity\":\"\(diagnostic.severity.name)\",\"code\":\"\(diagnostic.code.rawValue)\","
+                        object +=
+                            "\"severity\":\"\(diagnostic.severity.name)\",\"code\":\"\(diagnostic.code.rawValue)\","
                         object += "\"message\":\(jsonString(diagnostic.message))"
                         if let game = diagnostic.game { object += ",\"game\":\(game + 1)" }
                         output.write(object + "}")

@@ -124,8 +124,11 @@ final class SANTests: XCTestCase {
         XCTAssertThrowsError(try read("Qd2", in: try position("4k3/8/8/8/8/8/8/4K3 w - - 0 1"))) {
             XCTAssertEqual($0 as? SANError, .illegal(.noSuchPiece(.queen)))
         }
+        XCTAssertThrowsError(try read("Nd2", in: start)) {
+            XCTAssertEqual($0 as? SANError, .illegal(.occupiedByOwnPiece(Square("d2")!)))
+        }
         XCTAssertThrowsError(try read("Rd1", in: start)) {
-            XCTAssertEqual($0 as? SANError, .illegal(.occupiedByOwnPiece(Square("d1")!)))
+            XCTAssertEqual($0 as? SANError, .illegal(.noPieceCanReach(.rook, Square("d1")!)))
         }
         // The rook on e8 pins the knight on e2 to its king.
         let pin = try position("4r1k1/8/8/8/8/8/4N3/4K3 w - - 0 1")

@@ -19,13 +19,17 @@ final class DiagnosticsTests: XCTestCase {
         let pinned = only(roster + "[Result \"*\"]\n\n1. e4 e5 2. d3 Bb4+ 3. Nd2 Nc6 4. Nf3 Nf6 5. Nb3 *", .illegalMove)
         XCTAssertEqual(pinned.first?.0.message, "Illegal move Nb3 (White to move): the knight on d2 is pinned")
         let inCheck = only(roster + "[Result \"*\"]\n\n1. e4 e5 2. f3 Qh4+ 3. d3 *", .illegalMove)
-        XCTAssertEqual(inCheck.first?.0.message, "Illegal move d3 (White to move): White is in check and this move does not get out of it")
+        XCTAssertEqual(
+            inCheck.first?.0.message,
+            "Illegal move d3 (White to move): White is in check and this move does not get out of it")
     }
 
     func testAmbiguousMoveNamesTheCandidatesAndOffersEach() {
-        let found = only(roster + "[Result \"*\"]\n\n1. Nf3 Nf6 2. Nc3 Nc6 3. Nd4 Nd5 4. Nb5 a6 5. Nd4 *", .ambiguousMove)
+        let found = only(
+            roster + "[Result \"*\"]\n\n1. Nf3 Nf6 2. Nc3 Nc6 3. Nd4 Nd5 4. Nb5 a6 5. Nd4 *", .ambiguousMove)
         XCTAssertEqual(found.map(\.1), ["Nb5"])
-        XCTAssertEqual(found.first?.0.message, "Ambiguous move Nb5: the knight on c3 and the knight on d4 can both make it")
+        XCTAssertEqual(
+            found.first?.0.message, "Ambiguous move Nb5: the knight on c3 and the knight on d4 can both make it")
         XCTAssertEqual(found.first?.0.fixes.map(\.title), ["Play Ncb5", "Play Ndb5"])
     }
 
@@ -37,7 +41,8 @@ final class DiagnosticsTests: XCTestCase {
 
     func testReplayStopsOnlyItsOwnLine() {
         // The illegal move in the variation does not stop the mainline, and the next game is read.
-        let text = roster + "[Result \"*\"]\n\n1. e4 (1. d4 d5 2. Ke3) 1... e5 2. Nf3 Ke6 3. Nc3 *\n\n" + roster
+        let text =
+            roster + "[Result \"*\"]\n\n1. e4 (1. d4 d5 2. Ke3) 1... e5 2. Nf3 Ke6 3. Nc3 *\n\n" + roster
             + "[Result \"*\"]\n\n1. Ke2 *"
         let source = SourceText(text)
         let errors = Checker.check(source).diagnostics.filter { $0.severity == .error }
@@ -46,7 +51,8 @@ final class DiagnosticsTests: XCTestCase {
     }
 
     func testSyntaxErrors() {
-        XCTAssertEqual(codes("[Event \"x\"]\n\n1. e4 { unclosed", minimum: .warning), ["syntax@{", "missing-result@{ unclosed"])
+        XCTAssertEqual(
+            codes("[Event \"x\"]\n\n1. e4 { unclosed", minimum: .warning), ["syntax@{", "missing-result@{ unclosed"])
         XCTAssertEqual(codes("[Event \"x\n\n1. e4 *", minimum: .error), ["syntax@[", "syntax@\"x"])
         XCTAssertEqual(codes("[Event \"x\"]\n\n1. e4 (1. d4 *", minimum: .error), ["syntax@("])
         XCTAssertEqual(codes("[Event \"x\"]\n\n1. e4 ) e5 *", minimum: .error), ["syntax@)"])
@@ -63,9 +69,13 @@ final class DiagnosticsTests: XCTestCase {
         XCTAssertEqual(only(text, .resultMismatch).map(\.0.message), ["The result 0-1 differs from the Result tag 1-0"])
         let mate = roster + "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 1-0"
         let found = only(mate, .resultMismatch).map(\.0.message)
-        XCTAssertEqual(found, ["The result 1-0 differs from the Result tag 0-1", "White is checkmated, so the result is 0-1, not 1-0"])
+        XCTAssertEqual(
+            found,
+            ["The result 1-0 differs from the Result tag 0-1", "White is checkmated, so the result is 0-1, not 1-0"])
         let stalemate = "[FEN \"7k/8/6K1/8/8/8/8/5Q2 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Qf7 1-0"
-        XCTAssertEqual(only(stalemate, .resultMismatch).map(\.0.message), ["Black is stalemated, so the result is 1/2-1/2, not 1-0"])
+        XCTAssertEqual(
+            only(stalemate, .resultMismatch).map(\.0.message),
+            ["Black is stalemated, so the result is 1/2-1/2, not 1-0"])
         let missing = only(roster + "[Result \"1-0\"]\n\n1. e4 e5", .missingResult)
         XCTAssertEqual(missing.map(\.1), ["e5"])
         XCTAssertEqual(missing.first?.0.fixes.first?.edits.first?.text, " 1-0")
@@ -73,7 +83,9 @@ final class DiagnosticsTests: XCTestCase {
 
     func testMissingTagsOfTheSevenTagRoster() {
         let found = only("[Event \"x\"]\n[White \"A\"]\n\n1. e4 *", .missingTag)
-        XCTAssertEqual(found.first?.0.message, "The Seven Tag Roster is incomplete: the tags Site, Date, Round, Black, Result are missing")
+        XCTAssertEqual(
+            found.first?.0.message,
+            "The Seven Tag Roster is incomplete: the tags Site, Date, Round, Black, Result are missing")
         XCTAssertEqual(found.first?.0.severity, .information)
         XCTAssertEqual(
             found.first?.0.fixes.first?.edits.first?.text,
@@ -81,7 +93,8 @@ final class DiagnosticsTests: XCTestCase {
     }
 
     func testBadFENPointsAtTheCharacter() {
-        let found = only("[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppxpppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n*", .badFEN)
+        let found = only(
+            "[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppxpppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n*", .badFEN)
         XCTAssertEqual(found.map(\.1), ["x"])
         XCTAssertEqual(found.first?.0.message, "Bad FEN: FEN piece placement, character 13: unexpected character 'x'")
         let kings = only("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/K6K w - - 0 1\"]\n\n*", .badFEN)
@@ -98,7 +111,8 @@ final class DiagnosticsTests: XCTestCase {
         let found = only(roster + "[Result \"*\"]\n\n1. e2e4 e5 2. Ng1-f3 Nc6 3. Bb5 a6 4. 0-0 *", .nonCanonicalSAN)
         XCTAssertEqual(found.map(\.1), ["e2e4", "Ng1-f3", "0-0"])
         XCTAssertEqual(found.compactMap { $0.0.fixes.first?.edits.first?.text }, ["e4", "Nf3", "O-O"])
-        XCTAssertEqual(found.last?.0.message, "Standard notation is O-O: castling is written with the letter O, not zeros")
+        XCTAssertEqual(
+            found.last?.0.message, "Standard notation is O-O: castling is written with the letter O, not zeros")
         XCTAssertEqual(found.first?.0.severity, .hint)
     }
 

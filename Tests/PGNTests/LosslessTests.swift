@@ -11,7 +11,8 @@ final class LosslessTests: XCTestCase {
         bytes.withUnsafeBufferPointer { buffer in
             var lexer = Lexer(buffer)
             while let token = lexer.next() {
-                XCTAssertEqual(token.start, previousEnd, "\(name): gap or overlap at \(token.start)", file: file, line: line)
+                XCTAssertEqual(
+                    token.start, previousEnd, "\(name): gap or overlap at \(token.start)", file: file, line: line)
                 XCTAssertLessThan(token.start, token.end, "\(name): empty token", file: file, line: line)
                 rebuilt.append(contentsOf: buffer[token.start..<token.end])
                 previousEnd = token.end
@@ -39,11 +40,13 @@ final class LosslessTests: XCTestCase {
 
     func testRandomBytesRoundTripAndNeverTrap() {
         var rng = SplitMix64(seed: 1)
-        let alphabet = Array("[]{}()\";%$!?.*-/0123456789 \n\r\tNBRQKOabcdefgh12345678x=+#\\½…".utf8) + [0xFF, 0xC3, 0xE2, 0x80]
+        let alphabet =
+            Array("[]{}()\";%$!?.*-/0123456789 \n\r\tNBRQKOabcdefgh12345678x=+#\\½…".utf8) + [0xFF, 0xC3, 0xE2, 0x80]
         for round in 0..<2_000 {
             let length = Int(rng.next() % 300)
             let bytes = (0..<length).map { _ -> UInt8 in
-                rng.next() % 4 == 0 ? UInt8(truncatingIfNeeded: rng.next()) : alphabet[Int(rng.next() % UInt64(alphabet.count))]
+                rng.next() % 4 == 0
+                    ? UInt8(truncatingIfNeeded: rng.next()) : alphabet[Int(rng.next() % UInt64(alphabet.count))]
             }
             assertLossless(bytes, "random input \(round)")
             _ = Checker.check(SourceText(bytes))

@@ -8,7 +8,8 @@ final class RobustnessTests: XCTestCase {
         let report = check(text)
         XCTAssertEqual(report.games, 1)
         XCTAssertTrue(report.diagnostics.contains { $0.message.contains("never closed") })
-        let closed = "1. e4 " + String(repeating: "(1. d4 ", count: 50_000) + String(repeating: ")", count: 50_000) + " *"
+        let closed =
+            "1. e4 " + String(repeating: "(1. d4 ", count: 50_000) + String(repeating: ")", count: 50_000) + " *"
         XCTAssertEqual(check(closed).diagnostics.filter { $0.severity == .error }.count, 0)
     }
 
