@@ -6,40 +6,46 @@ import pathlib
 from conftest import ROOT, SHARED, run
 
 SAMPLE = ROOT / "samples" / "sample.pgn"
+MISTAKES = ROOT / "samples" / "mistakes.pgn"
 
 
 def test_text_output_and_exit_status():
-    result = run(["check", str(SAMPLE)], check=False)
+    result = run(["check", str(MISTAKES)], check=False)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == (f"{SAMPLE}:23:31: error: Illegal move Nf3 (White to move): "
+    assert lines[0] == (f"{MISTAKES}:10:31: error: Illegal move Nf3 (White to move): "
                         "no white knight can move to f3 [illegal-move]")
-    assert lines[-1] == "3 games, 1 errors, 2 warnings"
+    assert lines[-1] == "2 games, 2 errors, 0 warnings"
+    sample = run(["check", str(SAMPLE)])
+    assert sample.stdout.splitlines()[-1] == "3 games, 0 errors, 3 warnings"
+    assert len(run(["check", "--all", str(SAMPLE)]).stdout.splitlines()) == 8
     clean = run(["check", str(SHARED / "corpus" / "lichess" / "lichess_db_10k.pgn")])
     assert clean.returncode == 0
     assert clean.stdout == "5 games, 0 errors, 0 warnings\n"
 
 
 def test_json_output():
-    result = run(["check", "--format", "json", str(SAMPLE)], check=False)
+    result = run(["check", "--format", "json", str(MISTAKES)], check=False)
     assert result.returncode == 1
     [report] = json.loads(result.stdout)
-    assert report["path"] == str(SAMPLE)
-    assert report["games"] == 3
+    assert report["path"] == str(MISTAKES)
+    assert report["games"] == 2
     first = report["diagnostics"][0]
-    assert first == {"line": 23, "column": 31, "endLine": 23, "endColumn": 34, "severity": "error",
-                     "code": "illegal-move", "game": 2,
+    assert first == {"line": 10, "column": 31, "endLine": 10, "endColumn": 34, "severity": "error",
+                     "code": "illegal-move", "game": 1,
                      "message": "Illegal move Nf3 (White to move): no white knight can move to f3"}
-    assert {d["code"] for d in report["diagnostics"]} >= {"illegal-move", "result-mismatch"}
+    assert [d["code"] for d in report["diagnostics"]] == ["illegal-move", "ambiguous-move"]
+    [sample] = json.loads(run(["check", "--format", "json", str(SAMPLE)]).stdout)
+    assert {d["code"] for d in sample["diagnostics"]} == {"result-mismatch", "non-canonical-san", "wrong-move-number"}
 
 
 def test_standard_input_and_several_files():
-    text = SAMPLE.read_text()
+    text = MISTAKES.read_text()
     result = run(["check", "-"], stdin=text, check=False)
-    assert result.stdout.splitlines()[0].startswith("<stdin>:23:31: error:")
-    both = run(["check", "--format", "json", "-", str(SAMPLE)], stdin=text, check=False)
+    assert result.stdout.splitlines()[0].startswith("<stdin>:10:31: error:")
+    both = run(["check", "--format", "json", "-", str(MISTAKES)], stdin=text, check=False)
     reports = json.loads(both.stdout)
-    assert [r["path"] for r in reports] == ["<stdin>", str(SAMPLE)]
+    assert [r["path"] for r in reports] == ["<stdin>", str(MISTAKES)]
     assert reports[0]["diagnostics"] == reports[1]["diagnostics"]
 
 
@@ -50,17 +56,20 @@ def test_missing_file_is_a_clear_error():
 
 
 def test_large_file_keeps_game_and_line_numbers(tmp_path: pathlib.Path):
-    # 15,000 copies of the sample: about 12 MB, read in several 4 MB pieces on both cores.
-    copies = 15000
+    # 12,000 copies of the samples: about 12 MB, read in several 4 MB pieces on both cores.
+    copies = 12000
     big = tmp_path / "big.pgn"
-    big.write_text((SAMPLE.read_text().rstrip("\n") + "\n\n") * copies)
-    lines_per_copy = len(SAMPLE.read_text().rstrip("\n").split("\n")) + 1
+    unit = SAMPLE.read_text().rstrip("\n") + "\n\n" + MISTAKES.read_text().rstrip("\n") + "\n\n"
+    big.write_text(unit * copies)
+    lines_per_copy = unit.count("\n")
+    first_line = len(SAMPLE.read_text().rstrip("\n").split("\n")) + 1 + 10
     result = run(["check", "--format", "json", str(big)], check=False)
     [report] = json.loads(result.stdout)
-    assert report["games"] == 3 * copies
+    assert big.stat().st_size > 10_000_000
+    assert report["games"] == 5 * copies
     illegal = [d for d in report["diagnostics"] if d["code"] == "illegal-move"]
-    assert [d["game"] for d in illegal] == [2 + 3 * k for k in range(copies)]
-    assert [d["line"] for d in illegal] == [23 + lines_per_copy * k for k in range(copies)]
+    assert [d["game"] for d in illegal] == [4 + 5 * k for k in range(copies)]
+    assert [d["line"] for d in illegal] == [first_line + lines_per_copy * k for k in range(copies)]
 
 
 def test_every_corpus_file_is_checked_without_crashing():
