@@ -50,6 +50,43 @@ public struct MoveList: MoveSink, RandomAccessCollection, Sendable {
     }
 }
 
+/// The moves to one square: at most 29 (8 knights, 8 sliders, a king, and three pawn moves
+/// that promote four ways), so a small list does, and costs less to set up than `MoveList`.
+public struct SquareMoveList: MoveSink, RandomAccessCollection, Sendable {
+    @usableFromInline var storage = InlineArray<32, Move>(repeating: .null)
+    public private(set) var count = 0
+
+    public init() {}
+
+    @inlinable public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    @inlinable public subscript(position: Int) -> Move { storage[position] }
+
+    @inline(__always)
+    public mutating func add(_ move: Move) {
+        storage[count] = move
+        count &+= 1
+    }
+
+    @inline(__always)
+    public mutating func addMoves(from: Square, to targets: Bitboard) {
+        for to in targets { add(Move(from: from, to: to)) }
+    }
+
+    @inline(__always)
+    public mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
+        for to in targets { add(Move(from: Square(to.index &- delta), to: to)) }
+    }
+
+    @inline(__always)
+    public mutating func addPromotions(to targets: Bitboard, delta: Int) {
+        for to in targets {
+            let from = Square(to.index &- delta)
+            for role in [Role.queen, .rook, .bishop, .knight] { add(Move(from: from, to: to, promotion: role)) }
+        }
+    }
+}
+
 /// Counts moves without listing them (perft's leaves).
 public struct MoveCounter: MoveSink {
     public var count = 0
@@ -93,11 +130,10 @@ extension Position {
         generateLegalMoves(into: &sink, to: .all)
     }
 
-    /// The legal moves to the squares of `destinations`, in `MoveList` order. Castling is
-    /// included only when `destinations` is every square (its `to` is the rook's square).
-    public func legalMoves(to destinations: Bitboard) -> MoveList {
-        var list = MoveList()
-        generateLegalMoves(into: &list, to: destinations)
+    /// The legal moves to one square (castling excluded), in `MoveList` order.
+    public func legalMoves(to square: Square) -> SquareMoveList {
+        var list = SquareMoveList()
+        generateLegalMoves(into: &list, to: square.bitboard)
         return list
     }
 

@@ -31,6 +31,19 @@ public enum Role: UInt8, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The role named by an ASCII letter of either case (`n`, `N`, …), or nil.
+    @inlinable public init?(ascii byte: UInt8) {
+        switch byte | 0x20 {
+        case 0x70: self = .pawn
+        case 0x6E: self = .knight
+        case 0x62: self = .bishop
+        case 0x72: self = .rook
+        case 0x71: self = .queen
+        case 0x6B: self = .king
+        default: return nil
+        }
+    }
+
     /// The role named by a letter of either case (`n`, `N`, …), or nil.
     public init?(letter: Character) {
         switch letter {

@@ -213,7 +213,7 @@ struct SANText {
         }
 
         // Promotion at the end: `=Q`, `Q`, `(Q)`, `/Q`.
-        if end - start >= 3, let role = Role(letter: Character(Unicode.Scalar(bytes[end - 1]))),
+        if end - start >= 3, let role = Role(ascii: bytes[end - 1]),
             Square.rank(ascii: bytes[end - 2]) != nil || bytes[end - 2] == 0x3D || bytes[end - 2] == 0x2F
         {
             if bytes[end - 1] >= 0x61 { leniency.insert(.lowercasePromotion) }
@@ -226,7 +226,7 @@ struct SANText {
                 leniency.insert(.promotionWithoutEquals)
             }
         } else if end - start >= 5 && bytes[end - 3] == 0x28 && bytes[end - 1] == 0x29,
-            let role = Role(letter: Character(Unicode.Scalar(bytes[end - 2])))
+            let role = Role(ascii: bytes[end - 2])
         {
             promotion = role
             end -= 3
@@ -263,7 +263,7 @@ struct SANText {
             case 0x4B: role = .king
             case 0x50: role = .pawn
             case 0x6E, 0x72, 0x71, 0x6B:
-                role = Role(letter: Character(Unicode.Scalar(c)))
+                role = Role(ascii: c)
                 leniency.insert(.lowercasePiece)
             default: break
             }
@@ -331,9 +331,8 @@ extension Position {
         if let rank = text.fromRank { fromMask &= Bitboard.rank(rank) }
         if role == .pawn && text.fromFile == nil { fromMask &= Bitboard.file(to.file) }
 
-        // Only moves to the destination matter, and castling written as a king move (`e1g1`).
-        let all =
-            role == .king && text.fromFile != nil && text.fromRank != nil ? legalMoves : legalMoves(to: to.bitboard)
+        // Only moves to the destination matter.
+        let all = legalMoves(to: to)
         var sameTarget = 0  // legal moves of this role to this square, for disambiguation
         var sharesFile = false
         var sharesRank = false
@@ -356,7 +355,7 @@ extension Position {
         }
         // `e1g1` and `Ke1h1` are castling as UCI and Chess960 GUIs write it.
         if matched == nil && role == .king && text.fromFile != nil && text.fromRank != nil {
-            matched = all.first {
+            matched = legalMoves.first {
                 $0.isCastle && fromMask.contains($0.from) && ($0.to == to || $0.kingDestination == to)
             }
         }
@@ -495,7 +494,7 @@ extension Position {
             var others = 0
             var sharesFile = false
             var sharesRank = false
-            for other in legalMoves(to: to.bitboard)
+            for other in legalMoves(to: to)
             where other.to == to && other.from != move.from && !other.isCastle && self.role(at: other.from) == role {
                 others += 1
                 if other.from.file == move.from.file { sharesFile = true }

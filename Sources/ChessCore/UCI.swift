@@ -25,7 +25,7 @@ extension Position {
         let to = Square(r2 * 8 + f2)
         var promotion: Role?
         if bytes.count == 5 {
-            guard let role = Role(letter: Character(Unicode.Scalar(bytes[4]))), role != .pawn, role != .king else {
+            guard let role = Role(ascii: bytes[4]), role != .pawn, role != .king else {
                 return nil
             }
             promotion = role

@@ -278,10 +278,10 @@ public struct GameReplay {
         _ node: MovetextNode, expected: (number: Int, black: Bool),
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
     ) {
-        let right = "\(expected.number)\(expected.black ? "..." : ".")"
         // `12.` before a Black move is a common import form only when it repeats White's number;
         // the standard writes `12...`.
         if node.value != expected.number || (node.isBlack && !expected.black) {
+            let right = "\(expected.number)\(expected.black ? "..." : ".")"
             let side = expected.black ? "Black" : "White"
             report(
                 .wrongMoveNumber, .warning,

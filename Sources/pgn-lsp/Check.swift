@@ -137,7 +137,8 @@ enum CheckRun {
 
     /// Streams `input`; calls `emit` for each piece in order; returns the number of games.
     static func stream(_ input: FileHandle, emit: (Batch) -> Void) throws -> Int {
-        let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        // Twice as many pieces as cores, so that a slow piece does not leave a core idle.
+        let width = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
         var pending: [UInt8] = []
         var base = 0
         var line = 0
