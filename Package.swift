@@ -16,7 +16,7 @@ let package = Package(
     targets: [
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
-        .target(name: "LanguageServer"),
+        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN"]),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [

@@ -16,11 +16,11 @@ public struct Lexer {
 
     private func atLineStart(_ i: Int) -> Bool { i == 0 || bytes[i - 1] == 0x0A || bytes[i - 1] == 0x0D }
 
-    @inline(__always) static func isSpace(_ c: UInt8) -> Bool {
+    @inline(__always) public static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x0B || c == 0x0C
     }
 
-    @inline(__always) static func isSymbolByte(_ c: UInt8) -> Bool {
+    @inline(__always) public static func isSymbolByte(_ c: UInt8) -> Bool {
         switch c {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true  // 0-9 A-Z a-z
         case 0x5F, 0x2B, 0x23, 0x3D, 0x3A, 0x2D, 0x2F, 0x40, 0x7E: return true  // _ + # = : - / @ ~

@@ -47,5 +47,12 @@ public struct GameSyntax: Sendable {
     /// Index in `nodes` of the termination marker at the end of the game, if any.
     public var resultIndex: Int?
 
+    public init(range: Range<Int>, tags: [TagPair] = [], nodes: [MovetextNode] = [], resultIndex: Int? = nil) {
+        self.range = range
+        self.tags = tags
+        self.nodes = nodes
+        self.resultIndex = resultIndex
+    }
+
     public var hasMoves: Bool { nodes.contains { $0.kind == .move } }
 }

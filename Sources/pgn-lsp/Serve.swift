@@ -10,6 +10,6 @@ struct Serve: ParsableCommand {
     var stdio = false
 
     func run() throws {
-        runStdioServer()
+        runStdioServer { server in PGNLanguageServer(server: server).register() }
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import PGN
+
+extension PGNLanguageServer {
+    /// Quick fixes attached to diagnostics, and `source.fixAll` for the safe ones.
+    func registerCodeActions() {
+        server.capabilities.features["codeActionProvider"] = [
+            "codeActionKinds": ["quickfix", "source.fixAll", "source.fixAll.pgn"], "resolveProvider": false,
+        ]
+        server.registerRequest("textDocument/codeAction") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let encoding = context.positionEncoding
+            let wanted = try byteRange(params["range"], document, encoding)
+            let only = params["context"]?["only"]?.arrayValue?.compactMap(\.stringValue)
+            func allowed(_ kind: String) -> Bool { only.map { $0.contains { kind.hasPrefix($0) } } ?? true }
+            let settings = currentSettings
+            var actions: [JSONValue] = []
+            if allowed("quickfix") {
+                for diagnostic in analysis.diagnostics where settings.wants(diagnostic) {
+                    let r = diagnostic.range
+                    guard
+                        r.overlaps(wanted) || r.contains(wanted.lowerBound) || r.upperBound == wanted.lowerBound
+                            || (wanted.isEmpty && r.lowerBound == wanted.lowerBound)
+                    else { continue }
+                    let lsp = lspDiagnostics(
+                        DocumentAnalysis(
+                            uri: analysis.uri, version: analysis.version, bytes: analysis.bytes, games: [],
+                            diagnostics: [diagnostic]),
+                        document, encoding)
+                    for fix in diagnostic.fixes {
+                        actions.append([
+                            "title": .string(fix.title), "kind": "quickfix", "isPreferred": .bool(fix.isPreferred),
+                            "diagnostics": .array(lsp), "edit": workspaceEdit(document, fix.edits, encoding),
+                        ])
+                    }
+                }
+            }
+            if allowed("source.fixAll") {
+                let edits = safeFixes(analysis)
+                if !edits.isEmpty {
+                    actions.append([
+                        "title": .string("Fix all safe problems (\(edits.count))"), "kind": "source.fixAll.pgn",
+                        "edit": workspaceEdit(document, edits, encoding),
+                    ])
+                }
+            }
+            return .array(actions)
+        }
+    }
+
+    /// The edits of every preferred fix, leaving out those that overlap an earlier one.
+    func safeFixes(_ analysis: DocumentAnalysis) -> [Diagnostic.Edit] {
+        let settings = currentSettings
+        var edits: [Diagnostic.Edit] = []
+        for diagnostic in analysis.diagnostics where settings.wants(diagnostic) {
+            guard let fix = diagnostic.fixes.first(where: \.isPreferred) else { continue }
+            let overlaps = fix.edits.contains { edit in
+                edits.contains {
+                    $0.range.overlaps(edit.range) || ($0.range.isEmpty && $0.range.lowerBound == edit.range.lowerBound)
+                }
+            }
+            if !overlaps { edits += fix.edits }
+        }
+        return edits
+    }
+
+    func workspaceEdit(_ document: Document, _ edits: [Diagnostic.Edit], _ encoding: PositionEncoding) -> JSONValue {
+        [
+            "changes": [
+                document.uri: .array(
+                    edits.map { ["range": range($0.range, document, encoding), "newText": .string($0.text)] })
+            ]
+        ]
+    }
+
+    /// `pgn.*` commands.
+    func registerCommands() {
+        server.capabilities.features["executeCommandProvider"] = ["commands": ["pgn.fixAll"]]
+        server.registerRequest("workspace/executeCommand", staleOnEdit: false) { [self] params, context in
+            switch params["command"]?.stringValue {
+            case "pgn.fixAll":
+                guard
+                    let uri = params["arguments"]?.arrayValue?.first?.stringValue
+                        ?? params["arguments"]?.arrayValue?.first?["uri"]?.stringValue
+                else { throw ResponseError(.invalidParams, "pgn.fixAll takes the document URI") }
+                let document = try context.document(uri)
+                let edits = safeFixes(analyzer.analysis(of: document))
+                guard !edits.isEmpty else { return .null }
+                _ = try await server.sendRequest(
+                    "workspace/applyEdit",
+                    params: [
+                        "label": "Fix all safe problems",
+                        "edit": workspaceEdit(document, edits, context.positionEncoding),
+                    ])
+                return .null
+            case let other:
+                throw ResponseError(.invalidParams, "unknown command \(other ?? "(none)")")
+            }
+        }
+    }
+
+    func registerFormatting() {}
+}

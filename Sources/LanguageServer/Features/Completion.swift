@@ -1,0 +1,134 @@
+import ChessCore
+import Foundation
+import PGN
+
+extension PGNLanguageServer {
+    /// Completion: the legal moves in SAN where a move can go (in the mainline or a
+    /// variation, filtered by what is typed), tag names and values, and NAGs after `$`.
+    func registerCompletion() {
+        server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
+        server.registerRequest("textDocument/completion") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let offset = try offset(params, in: document, context)
+            let bytes = document.bytes
+            let encoding = context.positionEncoding
+            // The word being typed.
+            var wordStart = offset
+            while wordStart > 0 && (Lexer.isSymbolByte(bytes[wordStart - 1]) || bytes[wordStart - 1] == 0x24) {
+                wordStart -= 1
+            }
+            let prefix = String(decoding: bytes[wordStart..<offset], as: UTF8.self)
+            let replace = range(wordStart..<offset, document, encoding)
+            func item(_ label: String, kind: Int, detail: String?, sort: Int) -> JSONValue {
+                var object: [String: JSONValue] = [
+                    "label": .string(label), "kind": .integer(kind),
+                    "textEdit": ["range": replace, "newText": .string(label)],
+                    "sortText": .string(String(format: "%04d", sort)), "filterText": .string(label),
+                ]
+                if let detail { object["detail"] = .string(detail) }
+                return .object(object)
+            }
+
+            // Inside a tag line: names, then values.
+            var lineStart = offset
+            while lineStart > 0 && bytes[lineStart - 1] != 0x0A && bytes[lineStart - 1] != 0x0D { lineStart -= 1 }
+            let linePrefix = String(decoding: bytes[lineStart..<offset], as: UTF8.self)
+            if linePrefix.hasPrefix("[") {
+                if let quote = linePrefix.firstIndex(of: "\"") {
+                    let name = linePrefix.dropFirst().prefix { $0 != " " && $0 != "\"" }
+                    let typed = String(linePrefix[linePrefix.index(after: quote)...])
+                    let valueRange = range((offset - typed.utf8.count)..<offset, document, encoding)
+                    return .array(
+                        tagValues(String(name)).enumerated().map { index, value in
+                            [
+                                "label": .string(value.0), "kind": 12, "detail": .string(value.1),
+                                "textEdit": ["range": valueRange, "newText": .string(value.0)],
+                                "sortText": .string(String(format: "%04d", index)),
+                            ]
+                        })
+                }
+                return .array(
+                    Self.tagNames.enumerated().filter { $0.element.hasPrefix(prefix) }.map {
+                        item($0.element, kind: 10, detail: TagMeanings.meaning($0.element), sort: $0.offset)
+                    })
+            }
+            // NAGs after `$`.
+            if prefix.hasPrefix("$") {
+                let values = Array(0...21) + Array(140...146)
+                return .array(
+                    values.map { "$\($0)" }.enumerated().filter { $0.element.hasPrefix(prefix) }.map { index, label in
+                        let value = Int(label.dropFirst())!
+                        let glyph = NAGMeanings.glyph(value).map { "\($0) " } ?? ""
+                        return item(label, kind: 12, detail: glyph + (NAGMeanings.meaning(value) ?? ""), sort: index)
+                    })
+            }
+            // Moves: replay the line up to the cursor.
+            guard let position = positionForNextMove(analysis, at: wordStart) else { return .array([]) }
+            let moves = position.legalMoves
+            var items: [JSONValue] = []
+            for (index, move) in moves.enumerated() {
+                let san = position.san(move)
+                guard
+                    prefix.isEmpty || san.hasPrefix(prefix)
+                        || san.replacingOccurrences(of: "x", with: "").hasPrefix(prefix)
+                else { continue }
+                let piece = position.piece(at: move.from)
+                items.append(
+                    item(san, kind: 6, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index))
+            }
+            return ["isIncomplete": false, "items": .array(items)]
+        }
+    }
+
+    static let tagNames = [
+        "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "WhiteTitle",
+        "BlackTitle", "ECO", "Opening", "Variation", "TimeControl", "Termination", "Annotator", "PlyCount",
+        "EventDate", "FEN", "SetUp", "Variant", "UTCDate", "UTCTime", "Mode",
+    ]
+
+    func tagValues(_ name: String) -> [(String, String)] {
+        switch name {
+        case "Result":
+            return [("1-0", "White wins"), ("0-1", "Black wins"), ("1/2-1/2", "Draw"), ("*", "Unknown or ongoing")]
+        case "Date", "EventDate", "UTCDate":
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy.MM.dd"
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            return [(formatter.string(from: Date()), "Today"), ("????.??.??", "Unknown date")]
+        case "SetUp": return [("1", "The game starts from the FEN tag's position"), ("0", "Standard start")]
+        case "Variant": return [("Standard", "Standard chess"), ("Chess960", "Fischer random chess")]
+        case "Termination":
+            return [
+                ("normal", ""), ("time forfeit", ""), ("adjudication", ""), ("abandoned", ""), ("rules infraction", ""),
+            ]
+        default: return [("?", "Unknown")]
+        }
+    }
+
+    /// The position in which a move typed at `offset` would be played, or nil where no move can go.
+    func positionForNextMove(_ analysis: DocumentAnalysis, at offset: Int) -> ChessCore.Position? {
+        guard let game = analysis.game(at: offset) ?? analysis.games.last(where: { $0.range.upperBound <= offset })
+        else {
+            return ChessCore.Position.startingPosition
+        }
+        let a = game.analysis
+        let local = offset - game.start
+        if let result = a.syntax.resultIndex, a.syntax.nodes[result].range.upperBound <= local {
+            // After the game's result: a new game starts here.
+            return ChessCore.Position.startingPosition
+        }
+        guard let start = a.replay.start.position else { return nil }
+        var replayer = LineReplayer(start: start)
+        for node in a.syntax.nodes where node.range.upperBound <= local {
+            switch node.kind {
+            case .move:
+                var text = a.source.string(node.range)
+                _ = text.withUTF8 { replayer.play(san: $0) }
+            case .variationStart: replayer.beginVariation()
+            case .variationEnd: replayer.endVariation()
+            default: break
+            }
+        }
+        return replayer.current.isPlayable ? replayer.current.position : nil
+    }
+}

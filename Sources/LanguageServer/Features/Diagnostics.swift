@@ -1,0 +1,88 @@
+import Foundation
+import PGN
+
+extension PGNLanguageServer {
+    /// Diagnostics are pushed (`textDocument/publishDiagnostics`, with the document version,
+    /// a short delay after the last edit) and can be pulled (`textDocument/diagnostic`).
+    func registerDiagnostics() {
+        server.capabilities.features["diagnosticProvider"] = [
+            "identifier": "pgn", "interFileDependencies": false, "workspaceDiagnostics": false,
+        ]
+        server.observeDocuments { [self] event, context in
+            switch event {
+            case .opened(let document), .changed(let document, _):
+                let encoding = context.positionEncoding
+                publisher.schedule(document.uri) { [self] in
+                    guard let current = server.documents[document.uri], current.version == document.version else {
+                        return
+                    }
+                    publish(current, encoding: encoding)
+                }
+            case .closed(let document):
+                publisher.cancel(document.uri)
+                analyzer.close(document.uri)
+                server.sendNotification(
+                    "textDocument/publishDiagnostics", params: ["uri": .string(document.uri), "diagnostics": []])
+            case .saved:
+                break
+            }
+        }
+        server.registerRequest("textDocument/diagnostic") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let resultID = "\(document.version)-\(currentSettings.hashValue)"
+            if params["previousResultId"]?.stringValue == resultID {
+                return ["kind": "unchanged", "resultId": .string(resultID)]
+            }
+            return [
+                "kind": "full", "resultId": .string(resultID),
+                "items": .array(lspDiagnostics(analysis, document, context.positionEncoding)),
+            ]
+        }
+    }
+
+    func publish(_ document: Document, encoding: PositionEncoding) {
+        let analysis = analyzer.analysis(of: document)
+        server.sendNotification(
+            "textDocument/publishDiagnostics",
+            params: [
+                "uri": .string(document.uri), "version": .integer(document.version),
+                "diagnostics": .array(lspDiagnostics(analysis, document, encoding)),
+            ])
+    }
+
+    func republishAll(_ context: NotificationContext) {
+        for uri in context.documents.uris {
+            if let document = context.documents[uri] { publish(document, encoding: context.positionEncoding) }
+        }
+    }
+
+    func lspDiagnostics(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> [JSONValue]
+    {
+        let settings = currentSettings
+        return analysis.diagnostics.filter(settings.wants).map { diagnostic in
+            var object: [String: JSONValue] = [
+                "range": range(diagnostic.range, document, encoding),
+                "severity": .integer(diagnostic.severity.lsp),
+                "code": .string(diagnostic.code.rawValue),
+                "source": "pgn",
+                "message": .string(diagnostic.message),
+            ]
+            if !diagnostic.fixes.isEmpty {
+                // What a quick fix needs travels with the diagnostic, so code actions need no lookup.
+                object["data"] = [
+                    "fixes": .array(
+                        diagnostic.fixes.map { fix in
+                            [
+                                "title": .string(fix.title), "isPreferred": .bool(fix.isPreferred),
+                                "edits": .array(
+                                    fix.edits.map {
+                                        ["range": range($0.range, document, encoding), "newText": .string($0.text)]
+                                    }),
+                            ]
+                        })
+                ]
+            }
+            return .object(object)
+        }
+    }
+}

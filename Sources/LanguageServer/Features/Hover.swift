@@ -1,0 +1,149 @@
+import ChessCore
+import Foundation
+import PGN
+
+extension PGNLanguageServer {
+    /// Hover on a move: SAN, number and side, the FEN after it, a board, captured material and
+    /// the move's comment commands. On a tag: what the tag means. On a NAG: its meaning.
+    func registerHover() {
+        server.capabilities.features["hoverProvider"] = true
+        server.registerRequest("textDocument/hover") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let offset = try offset(params, in: document, context)
+            guard let game = analysis.game(at: offset) else { return .null }
+            let local = offset - game.start
+            let a = game.analysis
+            if let tag = a.syntax.tags.first(where: { $0.range.contains(local) }) {
+                let name = a.source.string(tag.nameRange)
+                let value = a.gameReplay.value(of: tag) ?? ""
+                let text = "**\(name)** \(value.isEmpty ? "" : "`\(value)`")\n\n\(TagMeanings.meaning(name))"
+                return hover(text, game.start, tag.range, document, context.positionEncoding)
+            }
+            guard let index = a.node(at: local) else { return .null }
+            let node = a.syntax.nodes[index]
+            switch node.kind {
+            case .move:
+                guard let move = a.move(atNode: index) else { return .null }
+                return hover(moveHover(move, a, index), game.start, node.range, document, context.positionEncoding)
+            case .nag:
+                let text: String
+                if node.value < 0 {
+                    text = "Unknown annotation"
+                } else {
+                    let glyph = NAGMeanings.glyph(node.value).map { " \($0)" } ?? ""
+                    text = "**$\(node.value)**\(glyph): \(NAGMeanings.meaning(node.value) ?? "no standard meaning")"
+                }
+                return hover(text, game.start, node.range, document, context.positionEncoding)
+            default:
+                return .null
+            }
+        }
+    }
+
+    func hover(
+        _ markdown: String, _ base: Int, _ range: Range<Int>, _ document: Document, _ encoding: PositionEncoding
+    )
+        -> JSONValue
+    {
+        [
+            "contents": ["kind": "markdown", "value": .string(markdown)],
+            "range": self.range((range.lowerBound + base)..<(range.upperBound + base), document, encoding),
+        ]
+    }
+
+    func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int) -> String {
+        let side = move.before.turn
+        let number = move.before.fullmoveNumber
+        let san = move.before.san(move.move)
+        var lines: [String] = []
+        let where_ = move.depth == 0 ? "" : " (variation)"
+        lines.append("**\(number)\(side == .white ? "." : "...") \(san)** — \(side)\(where_)")
+        lines.append("")
+        lines.append("FEN after the move: `\(move.after.fen)`")
+        lines.append("")
+        lines.append("```text\n\(move.after.diagram(from: move.after.turn))\n```")
+        let whiteLost = move.after.captured(.white)
+        let blackLost = move.after.captured(.black)
+        if !whiteLost.isEmpty || !blackLost.isEmpty {
+            func list(_ roles: [Role], _ color: Color) -> String {
+                roles.isEmpty ? "nothing" : roles.map { String(Piece(color: color, role: $0).symbol) }.joined()
+            }
+            let balance = move.after.materialBalance
+            let lead = balance == 0 ? "material is level" : "\(balance > 0 ? "White" : "Black") is \(abs(balance)) up"
+            lines.append("")
+            lines.append(
+                "Captured: White lost \(list(whiteLost, .white)), Black lost \(list(blackLost, .black)); \(lead)")
+        }
+        let commands = commentCommands(after: index, in: game)
+        if !commands.isEmpty {
+            lines.append("")
+            lines.append(commands.map(describe).joined(separator: " · "))
+        }
+        if move.after.isCheckmate {
+            lines.append("")
+            lines.append("Checkmate.")
+        } else if move.after.isStalemate {
+            lines.append("")
+            lines.append("Stalemate.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The comment commands that belong to the move at `index`: those of the comments after it.
+    func commentCommands(after index: Int, in game: GameAnalysis) -> [CommentCommand] {
+        var result: [CommentCommand] = []
+        var i = index + 1
+        let nodes = game.syntax.nodes
+        while i < nodes.count && (nodes[i].kind == .comment || nodes[i].kind == .nag) {
+            if nodes[i].kind == .comment {
+                result += CommentCommand.parse(game.source.string(nodes[i].range)).map(\.command)
+            }
+            i += 1
+        }
+        return result
+    }
+
+    func describe(_ command: CommentCommand) -> String {
+        switch command {
+        case .clock(let seconds): return "Clock \(CommentCommand.clockText(seconds))"
+        case .elapsedMoveTime(let seconds): return "Move time \(CommentCommand.clockText(seconds))"
+        case .elapsedGameTime(let seconds): return "Game time \(CommentCommand.clockText(seconds))"
+        case .evaluation(let value, let depth):
+            return "Evaluation \(value.text)" + (depth.map { " (depth \($0))" } ?? "")
+        case .squares(let squares):
+            return "Squares " + squares.map { "\($0.color)\($0.square)" }.joined(separator: ", ")
+        case .arrows(let arrows):
+            return "Arrows " + arrows.map { "\($0.color)\($0.from)\($0.to)" }.joined(separator: ", ")
+        case .other(let name, let value): return "%\(name) \(value)"
+        }
+    }
+}
+
+/// What the standard tags mean, for hover.
+enum TagMeanings {
+    static func meaning(_ name: String) -> String {
+        table[name] ?? "A tag this server does not know; PGN allows any."
+    }
+
+    static let table: [String: String] = [
+        "Event": "The name of the tournament or match (Seven Tag Roster).",
+        "Site": "Where the game was played: city, region and IOC country code, or a web address (Seven Tag Roster).",
+        "Date": "The starting date of the game, `YYYY.MM.DD`, with `??` for unknown parts (Seven Tag Roster).",
+        "Round": "The playing round of the game in its event (Seven Tag Roster).",
+        "White": "The player of the white pieces, `Last, First` (Seven Tag Roster).",
+        "Black": "The player of the black pieces, `Last, First` (Seven Tag Roster).",
+        "Result": "The result: `1-0`, `0-1`, `1/2-1/2`, or `*` for unknown or ongoing (Seven Tag Roster).",
+        "WhiteElo": "White's rating (Elo).", "BlackElo": "Black's rating (Elo).",
+        "WhiteTitle": "White's title (GM, IM, FM, …).", "BlackTitle": "Black's title (GM, IM, FM, …).",
+        "ECO": "The opening's code in the Encyclopaedia of Chess Openings (A00–E99).",
+        "Opening": "The name of the opening.", "Variation": "The name of the opening's variation.",
+        "TimeControl": "The time control: seconds per game plus increment (`300+3`), or moves/seconds.",
+        "Termination": "How the game ended (normal, time forfeit, adjudication, …).",
+        "FEN": "The position the game starts from, in Forsyth–Edwards Notation (needs `SetUp \"1\"`).",
+        "SetUp": "`1` when the game starts from the position of the FEN tag.",
+        "Variant": "The rules: standard chess, or a variant such as Chess960.",
+        "Annotator": "Who annotated the game.", "PlyCount": "The number of half-moves in the game.",
+        "EventDate": "The starting date of the event.", "UTCDate": "The date the game started, in UTC.",
+        "UTCTime": "The time the game started, in UTC.", "Mode": "How the game was played: OTB, ICS, …",
+    ]
+}

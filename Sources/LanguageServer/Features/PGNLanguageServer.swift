@@ -1,0 +1,70 @@
+import ChessCore
+import Foundation
+import PGN
+
+/// The PGN language: every feature of the server, registered on a `Server`.
+public final class PGNLanguageServer: Sendable {
+    public let server: Server
+    public let analyzer = PGNAnalyzer()
+    let settings = Locked(Settings())
+    let publisher: Debouncer<DocumentURI>
+
+    public init(server: Server, diagnosticsDelay: Duration = .milliseconds(50)) {
+        self.server = server
+        publisher = Debouncer(delay: diagnosticsDelay)
+    }
+
+    /// Registers every feature.
+    public func register() {
+        registerSettings()
+        registerDiagnostics()
+        registerHover()
+        registerInlayHints()
+        registerDocumentSymbols()
+        registerWorkspaceSymbols()
+        registerFoldingRanges()
+        registerSelectionRanges()
+        registerSemanticTokens()
+        registerDocumentHighlight()
+        registerCompletion()
+        registerCodeActions()
+        registerFormatting()
+        registerCommands()
+    }
+
+    /// The analysis of the document a request names, as the request sees it.
+    func analysis(_ params: JSONValue, _ context: RequestContext) throws -> (Document, DocumentAnalysis) {
+        guard let uri = params["textDocument"]?["uri"]?.stringValue else {
+            throw ResponseError(.invalidParams, "textDocument.uri is missing")
+        }
+        let document = try context.document(uri)
+        return (document, analyzer.analysis(of: document))
+    }
+
+    /// The byte offset of the request's `position`.
+    func offset(_ params: JSONValue, in document: Document, _ context: RequestContext) throws -> Int {
+        guard let line = params["position"]?["line"]?.intValue,
+            let character = params["position"]?["character"]?.intValue
+        else { throw ResponseError(.invalidParams, "position is missing or not a pair of integers") }
+        return document.offset(of: Position(line: line, character: character), encoding: context.positionEncoding)
+    }
+
+    func range(_ byteRange: Range<Int>, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
+        let range = document.range(of: byteRange, encoding: encoding)
+        return [
+            "start": ["line": .integer(range.start.line), "character": .integer(range.start.character)],
+            "end": ["line": .integer(range.end.line), "character": .integer(range.end.character)],
+        ]
+    }
+
+    func byteRange(_ json: JSONValue?, _ document: Document, _ encoding: PositionEncoding) throws -> Range<Int> {
+        guard let json, let range = try? json.decode(LSPRange.self) else {
+            throw ResponseError(.invalidParams, "range is missing or malformed")
+        }
+        return document.byteRange(of: range, encoding: encoding)
+    }
+}
+
+extension Diagnostic.Severity {
+    var lsp: Int { rawValue }
+}

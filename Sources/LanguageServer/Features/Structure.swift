@@ -1,0 +1,126 @@
+import Foundation
+import PGN
+
+extension PGNLanguageServer {
+    /// Folding: games, tag sections, variations and comments that span lines.
+    func registerFoldingRanges() {
+        server.capabilities.features["foldingRangeProvider"] = true
+        server.registerRequest("textDocument/foldingRange") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let encoding = context.positionEncoding
+            var folds: [JSONValue] = []
+            func fold(_ range: Range<Int>, kind: String?) {
+                let start = document.position(of: range.lowerBound, encoding: encoding).line
+                let end = document.position(of: max(range.lowerBound, range.upperBound - 1), encoding: encoding).line
+                guard end > start else { return }
+                var object: [String: JSONValue] = ["startLine": .integer(start), "endLine": .integer(end)]
+                if let kind { object["kind"] = .string(kind) }
+                folds.append(.object(object))
+            }
+            for game in analysis.games {
+                let a = game.analysis
+                let base = game.start
+                fold(game.range, kind: "region")
+                if let first = a.syntax.tags.first, let last = a.syntax.tags.last {
+                    fold((first.range.lowerBound + base)..<(last.range.upperBound + base), kind: "imports")
+                }
+                var open: [Int] = []
+                for node in a.syntax.nodes {
+                    switch node.kind {
+                    case .variationStart: open.append(node.range.lowerBound)
+                    case .variationEnd:
+                        if let start = open.popLast() {
+                            fold((start + base)..<(node.range.upperBound + base), kind: nil)
+                        }
+                    case .comment:
+                        fold((node.range.lowerBound + base)..<(node.range.upperBound + base), kind: "comment")
+                    default: break
+                    }
+                }
+            }
+            return .array(folds)
+        }
+    }
+
+    /// Selection ranges grow from a token to its move with annotations, its variation, its
+    /// game's movetext or tag, the game, and the document.
+    func registerSelectionRanges() {
+        server.capabilities.features["selectionRangeProvider"] = true
+        server.registerRequest("textDocument/selectionRange") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let encoding = context.positionEncoding
+            var results: [JSONValue] = []
+            for position in params["positions"]?.arrayValue ?? [] {
+                guard let line = position["line"]?.intValue, let character = position["character"]?.intValue else {
+                    throw ResponseError(.invalidParams, "positions must be positions")
+                }
+                let offset = document.offset(of: Position(line: line, character: character), encoding: encoding)
+                var ranges: [Range<Int>] = [0..<document.bytes.count]
+                if let game = analysis.game(at: offset) {
+                    let a = game.analysis
+                    let local = offset - game.start
+                    let shift = { (r: Range<Int>) in (r.lowerBound + game.start)..<(r.upperBound + game.start) }
+                    ranges.append(game.range)
+                    if let tag = a.syntax.tags.first(where: { $0.range.contains(local) || $0.range.upperBound == local }
+                    ) {
+                        ranges.append(shift(tag.range))
+                        if let value = tag.valueRange, value.contains(local) { ranges.append(shift(value)) }
+                        if tag.nameRange.contains(local) { ranges.append(shift(tag.nameRange)) }
+                    } else if let index = a.node(at: local) {
+                        let nodes = a.syntax.nodes
+                        if let first = nodes.first, let last = nodes.last {
+                            ranges.append(shift(first.range.lowerBound..<last.range.upperBound))
+                        }
+                        // Enclosing variations, outermost first.
+                        var stack: [Int] = []
+                        var enclosing: [Range<Int>] = []
+                        for (i, node) in nodes.enumerated() {
+                            if node.kind == .variationStart { stack.append(i) }
+                            if node.kind == .variationEnd, let start = stack.popLast(), start < index, i >= index {
+                                enclosing.append(nodes[start].range.lowerBound..<node.range.upperBound)
+                            }
+                        }
+                        ranges += enclosing.sorted { $0.count > $1.count }.map(shift)
+                        ranges.append(shift(nodes[index].range))
+                    }
+                }
+                // Innermost first, each with its parent.
+                var parent: JSONValue = .null
+                for r in ranges {
+                    var object: [String: JSONValue] = ["range": range(r, document, encoding)]
+                    if !parent.isNull { object["parent"] = parent }
+                    parent = .object(object)
+                }
+                results.append(parent)
+            }
+            return .array(results)
+        }
+    }
+
+    /// Document highlight: on a move, every move of the game to or from its destination square.
+    func registerDocumentHighlight() {
+        server.capabilities.features["documentHighlightProvider"] = true
+        server.registerRequest("textDocument/documentHighlight") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            let offset = try offset(params, in: document, context)
+            guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
+                let move = game.analysis.move(atNode: index)
+            else { return .null }
+            let square = move.move.kingDestination
+            var highlights: [JSONValue] = []
+            for other in game.analysis.replay.moves where other.depth == move.depth || other.node == move.node {
+                let to = other.move.kingDestination
+                let from = other.move.from
+                guard to == square || from == square, !other.move.isNull else { continue }
+                let node = game.analysis.syntax.nodes[other.node].range
+                highlights.append([
+                    "range": range(
+                        (node.lowerBound + game.start)..<(node.upperBound + game.start), document,
+                        context.positionEncoding),
+                    "kind": to == square ? 3 : 2,
+                ])
+            }
+            return .array(highlights)
+        }
+    }
+}

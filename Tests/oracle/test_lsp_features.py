@@ -1,0 +1,159 @@
+"""The language server's features, driven over pipes like an editor does."""
+import pathlib
+
+import pytest
+
+from conftest import ROOT, SHARED
+from lsp_client import LSPClient
+
+MISTAKES = (ROOT / "samples" / "mistakes.pgn").read_text()
+SAMPLE = (ROOT / "samples" / "sample.pgn").read_text()
+URI = "file:///tmp/mistakes.pgn"
+
+
+@pytest.fixture
+def client():
+    c = LSPClient()
+    yield c
+    c.close()
+
+
+def pos(text, needle, occurrence=0, delta=0):
+    """LSP position (UTF-16) of the `occurrence`-th `needle` in `text`, plus `delta` characters."""
+    index = -1
+    for _ in range(occurrence + 1):
+        index = text.index(needle, index + 1)
+    index += delta
+    line = text.count("\n", 0, index)
+    column = len(text[text.rfind("\n", 0, index) + 1:index].encode("utf-16-le")) // 2
+    return {"line": line, "character": column}
+
+
+def test_diagnostics_are_pushed_with_the_version_and_pulled(client):
+    client.initialize()
+    client.open(URI, MISTAKES, version=3)
+    diagnostics = client.diagnostics(URI, version=3)
+    errors = [d for d in diagnostics if d["severity"] == 1]
+    assert [d["code"] for d in errors] == ["illegal-move", "ambiguous-move"]
+    assert errors[0]["range"] == {"start": pos(MISTAKES, "Nf3 Bb7"), "end": pos(MISTAKES, "Nf3 Bb7", delta=3)}
+    assert errors[0]["message"] == "Illegal move Nf3 (White to move): no white knight can move to f3"
+    pulled = client.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
+    assert pulled["kind"] == "full"
+    assert [d["code"] for d in pulled["items"] if d["severity"] == 1] == ["illegal-move", "ambiguous-move"]
+    again = client.request("textDocument/diagnostic", {"textDocument": {"uri": URI}, "previousResultId": pulled["resultId"]})
+    assert again == {"kind": "unchanged", "resultId": pulled["resultId"]}
+
+
+def test_an_edit_that_breaks_and_one_that_repairs_a_move(client):
+    client.initialize()
+    text = SAMPLE
+    client.open(URI, text, version=1)
+    assert [d for d in client.diagnostics(URI, version=1) if d["severity"] == 1] == []
+    # Nxb5 → Nxb6: illegal.
+    where = pos(text, "10. Nxb5", delta=7)
+    change = {"range": {"start": where, "end": {"line": where["line"], "character": where["character"] + 1}}, "text": "6"}
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [change]})
+    broken = [d for d in client.diagnostics(URI, version=2) if d["severity"] == 1]
+    assert [d["code"] for d in broken] == ["illegal-move"]
+    assert broken[0]["range"]["start"] == pos(text, "Nxb5")
+    change["text"] = "5"
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 3}, "contentChanges": [change]})
+    assert [d for d in client.diagnostics(URI, version=3) if d["severity"] == 1] == []
+
+
+def test_hover_on_a_move_tag_and_nag(client):
+    client.initialize()
+    client.open(URI, SAMPLE)
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(SAMPLE, "Rd8#", delta=1)})
+    value = hover["contents"]["value"]
+    assert "**17. Rd8#** — White" in value
+    assert "FEN after the move: `1n1Rkb1r/p4ppp/4q3/4p1B1/4P3/8/PPP2PPP/2K5 b k - 1 17`" in value
+    # The board is seen from the side to move: Black, rank 1 at the top.
+    assert "```text\n1 · · · · · ♔ · ·\n2 ♙ ♙ ♙ · · ♙ ♙ ♙\n" in value
+    assert "8 ♜ · ♝ ♚ ♖ · ♞ ·\n  h g f e d c b a\n```" in value
+    assert "Captured: White lost ♕♖♗♘♘♙, Black lost ♜♝♞♟♟♟; Black is 10 up" in value
+    assert "Checkmate." in value
+    assert "Captured:" in value
+    tag = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(SAMPLE, "ECO", delta=1)})
+    assert "Encyclopaedia of Chess Openings" in tag["contents"]["value"]
+    nag = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(SAMPLE, "$2", delta=1)})
+    assert nag["contents"]["value"] == "**$2** ?: poor move"
+
+
+def test_inlay_hints_for_nags_and_clocks(client):
+    client.initialize()
+    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_10k.pgn").read_text()
+    client.open(URI, SAMPLE)
+    hints = client.request("textDocument/inlayHint", {"textDocument": {"uri": URI},
+                                                      "range": {"start": {"line": 0, "character": 0},
+                                                                "end": {"line": 40, "character": 0}}})
+    assert [h["label"] for h in hints][:4] == ["?!", "?", "!", "!!"]
+    other = "file:///tmp/lichess.pgn"
+    client.open(other, lichess)
+    hints = client.request("textDocument/inlayHint", {"textDocument": {"uri": other},
+                                                      "range": {"start": {"line": 0, "character": 0},
+                                                                "end": {"line": 30, "character": 0}}})
+    assert hints[0]["label"] == "⏱ 0:05:00"
+    assert hints[0]["position"] == pos(lichess, "[%clk 0:05:00] }", delta=len("[%clk 0:05:00] }"))
+
+
+def test_symbols_folding_semantic_tokens(client):
+    result = client.initialize()
+    assert result["capabilities"]["semanticTokensProvider"]["legend"]["tokenTypes"][3] == "function"
+    client.open(URI, SAMPLE)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+    assert [s["name"] for s in symbols] == [
+        "Paul Morphy – Duke Karl / Count Isouard, 1-0 (Paris Opera)",
+        "Coach – Student, 1-0 (Blitz, round 2)",
+        "Student – Coach, 1/2-1/2 (Training game, round 3)",
+    ]
+    moves = symbols[0]["children"][-1]
+    assert moves["name"] == "Moves" and moves["detail"] == "17 moves"
+    assert moves["children"][0]["name"] == "1. e4"
+    folds = client.request("textDocument/foldingRange", {"textDocument": {"uri": URI}})
+    assert {"startLine": 0, "endLine": 7, "kind": "imports"} in folds
+    tokens = client.request("textDocument/semanticTokens/full", {"textDocument": {"uri": URI}})["data"]
+    assert tokens[:5] == [0, 1, 5, 0, 0]  # `Event`, a tag name
+    assert len(tokens) % 5 == 0
+
+
+def test_completion_of_legal_moves_tags_and_nags(client):
+    client.initialize()
+    text = "[Event \"x\"]\n\n1. e4 e5 2. N"
+    client.open(URI, text)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": pos(text, "2. N", delta=4)})
+    labels = [i["label"] for i in items["items"]]
+    assert labels == ["Na3", "Nc3", "Nf3", "Nh3", "Ne2"] or sorted(labels) == sorted(["Na3", "Nc3", "Nf3", "Nh3", "Ne2"])
+    variation = "[Event \"x\"]\n\n1. e4 e5 (1... c5 2. "
+    client.open("file:///tmp/v.pgn", variation)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": "file:///tmp/v.pgn"},
+                                                       "position": pos(variation, "2. ", delta=3)})
+    assert "Nf3" in [i["label"] for i in items["items"]] and "c4" in [i["label"] for i in items["items"]]
+    assert len(items["items"]) == 30
+    tags = "[Res"
+    client.open("file:///tmp/t.pgn", tags)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": "file:///tmp/t.pgn"},
+                                                       "position": {"line": 0, "character": 4}})
+    assert [i["label"] for i in items] == ["Result"]
+    nags = "1. e4 $1"
+    client.open("file:///tmp/n.pgn", nags)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": "file:///tmp/n.pgn"},
+                                                       "position": {"line": 0, "character": 8}})
+    assert [i["label"] for i in items][:3] == ["$1", "$10", "$11"]
+
+
+def test_quick_fixes_and_fix_all(client):
+    client.initialize()
+    client.open(URI, SAMPLE)
+    diagnostics = client.diagnostics(URI)
+    hint = next(d for d in diagnostics if d["code"] == "non-canonical-san")
+    actions = client.request("textDocument/codeAction", {"textDocument": {"uri": URI}, "range": hint["range"],
+                                                         "context": {"diagnostics": [hint]}})
+    fix = next(a for a in actions if a["kind"] == "quickfix")
+    assert fix["title"] == "Write e4"
+    assert fix["edit"]["changes"][URI][0] == {"range": hint["range"], "newText": "e4"}
+    everything = client.request("textDocument/codeAction", {"textDocument": {"uri": URI}, "range": hint["range"],
+                                                            "context": {"diagnostics": [], "only": ["source.fixAll"]}})
+    assert len(everything) == 1 and everything[0]["kind"] == "source.fixAll.pgn"
+    texts = sorted(e["newText"] for e in everything[0]["edit"]["changes"][URI])
+    assert texts == ["1-0", "9.", "Nf3", "O-O", "O-O", "e4"]
