@@ -7,6 +7,7 @@ public final class PGNLanguageServer: Sendable {
     public let server: Server
     public let analyzer = PGNAnalyzer()
     let settings = Locked(Settings())
+    let pendingWarnings = Locked<[String]>([])
     let publisher: Debouncer<DocumentURI>
 
     public init(server: Server, diagnosticsDelay: Duration = .milliseconds(50)) {

@@ -60,7 +60,10 @@ extension PGNLanguageServer {
     func registerSettings() {
         server.onInitialize { [self] params, _ in
             if let options = params.initializationOptions {
-                apply(options["pgn"] ?? options, source: "initializationOptions")
+                // The client hears of unknown keys once `initialized` arrives: nothing but the
+                // answer may reach it during `initialize`.
+                let unknown = apply(options["pgn"] ?? options, source: "initializationOptions", log: false)
+                pendingWarnings.withLock { $0 += unknown }
             }
         }
         server.registerNotification("workspace/didChangeConfiguration") { [self] params, context in
@@ -72,24 +75,29 @@ extension PGNLanguageServer {
             }
         }
         server.registerNotification("initialized") { [self] _, context in
+            let warnings = pendingWarnings.withLock { warnings in
+                defer { warnings = [] }
+                return warnings
+            }
+            for warning in warnings { server.log(.warning, warning) }
             if context.session.clientCapabilities.supportsConfiguration {
                 Task { await pullConfiguration(context) }
             }
         }
     }
 
-    func apply(_ json: JSONValue, source: String) {
-        let (new, unknown) = settings.withLock { current in
+    /// Applies settings; returns the warning about unknown keys (logged unless `log` is false).
+    @discardableResult
+    func apply(_ json: JSONValue, source: String, log: Bool = true) -> [String] {
+        let unknown = settings.withLock { current in
             let result = Settings.read(json, over: current)
             current = result.0
-            return result
+            return result.unknown
         }
-        _ = new
-        if !unknown.isEmpty {
-            server.log(
-                .warning,
-                "pgn-lsp: unknown or invalid settings in \(source): \(unknown.sorted().joined(separator: ", "))")
-        }
+        guard !unknown.isEmpty else { return [] }
+        let warning = "pgn-lsp: unknown or invalid settings in \(source): \(unknown.sorted().joined(separator: ", "))"
+        if log { server.log(.warning, warning) }
+        return [warning]
     }
 
     func pullConfiguration(_ context: NotificationContext) async {
