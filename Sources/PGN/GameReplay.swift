@@ -20,6 +20,9 @@ public struct ReplayedGame: Sendable {
     public var diagnostics: [Diagnostic] = []
     /// The position at the end of the mainline, when the whole mainline could be played.
     public var finalPosition: Position?
+    /// The indices in `GameSyntax.nodes` of the moves that were played, in order (kept even
+    /// when `moves` is not).
+    public var playedNodes: [Int] = []
 }
 
 /// Replays a parsed game and reports what a chess player would want to know about it.
@@ -210,6 +213,7 @@ public struct GameReplay {
                     }
                     switch outcome {
                     case .played(let played):
+                        game.playedNodes.append(i)
                         if keepMoves {
                             game.moves.append(
                                 ReplayedMove(

@@ -8,21 +8,51 @@ import PGN
 public final class GameAnalysis: Sendable {
     public let source: SourceText
     public let syntax: GameSyntax
-    public let replay: ReplayedGame
+    public let start: GameStart
     public let diagnostics: [Diagnostic]
-    /// Replayed moves by node index.
-    public let movesByNode: [Int: Int]
+    /// Node indices of the moves that were played, in order.
+    public let playedNodes: [Int]
+    /// The replayed moves with their positions, computed when first asked for: most games of a
+    /// large file are never hovered, and positions are most of a replay's memory.
+    private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
 
-    init(bytes: [UInt8]) {
+    /// The game's text, as the analyzer's cache knows it.
+    let text: GameText
+
+    init(text: GameText) {
+        self.text = text
+        let bytes = text.bytes
         source = SourceText(bytes)
         let parser = bytes.withUnsafeBufferPointer { Parser($0) }
         syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
-        let replay = GameReplay(source: source, syntax: syntax, index: 0).run()
-        self.replay = replay
+        let replay = GameReplay(source: source, syntax: syntax, index: 0).run(keepMoves: false)
+        start = replay.start
         diagnostics = parser.diagnostics + replay.diagnostics
+        playedNodes = replay.playedNodes
+    }
+
+    /// Every move that could be played, with the positions before and after it.
+    public var moves: [ReplayedMove] { replayedMoves().moves }
+
+    private func replayedMoves() -> (moves: [ReplayedMove], byNode: [Int: Int]) {
+        if let done = replayed.withLock({ $0 }) { return done }
+        let moves = gameReplay.run(keepMoves: true).moves
         var byNode: [Int: Int] = [:]
-        for (i, move) in replay.moves.enumerated() { byNode[move.node] = i }
-        movesByNode = byNode
+        for (i, move) in moves.enumerated() { byNode[move.node] = i }
+        replayed.withLock { $0 = (moves, byNode) }
+        return (moves, byNode)
+    }
+
+    /// Whether the move at a node index was played.
+    public func wasPlayed(node index: Int) -> Bool {
+        var low = 0
+        var high = playedNodes.count - 1
+        while low <= high {
+            let mid = (low + high) / 2
+            if playedNodes[mid] == index { return true }
+            if playedNodes[mid] < index { low = mid + 1 } else { high = mid - 1 }
+        }
+        return false
     }
 
     public var gameReplay: GameReplay { GameReplay(source: source, syntax: syntax, index: 0) }
@@ -46,7 +76,10 @@ public final class GameAnalysis: Sendable {
         return nil
     }
 
-    public func move(atNode index: Int) -> ReplayedMove? { movesByNode[index].map { replay.moves[$0] } }
+    public func move(atNode index: Int) -> ReplayedMove? {
+        let replayed = replayedMoves()
+        return replayed.byNode[index].map { replayed.moves[$0] }
+    }
 }
 
 /// A game placed in its document.
@@ -86,12 +119,31 @@ public struct DocumentAnalysis: Sendable {
     }
 }
 
+/// A game's text as a dictionary key: hashed once, over raw bytes.
+struct GameText: Hashable, Sendable {
+    let bytes: [UInt8]
+    let digest: Int
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        digest = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    static func == (lhs: GameText, rhs: GameText) -> Bool {
+        lhs.digest == rhs.digest && lhs.bytes == rhs.bytes
+    }
+}
+
 /// Reads documents into `DocumentAnalysis` values and keeps the latest one of each, with a
 /// cache of game analyses by game text.
 public final class PGNAnalyzer: Sendable {
     private struct State {
         var latest: [DocumentURI: DocumentAnalysis] = [:]
-        var games: [[UInt8]: GameAnalysis] = [:]
+        var games: [GameText: GameAnalysis] = [:]
     }
 
     private let state = Locked(State())
@@ -112,9 +164,9 @@ public final class PGNAnalyzer: Sendable {
                 state.latest[document.uri] = analysis
             }
             // Keep the games of the open documents' latest versions.
-            var kept: [[UInt8]: GameAnalysis] = [:]
+            var kept: [GameText: GameAnalysis] = [:]
             for latest in state.latest.values {
-                for game in latest.games { kept[game.analysis.source.bytes] = game.analysis }
+                for game in latest.games { kept[game.analysis.text] = game.analysis }
             }
             state.games = kept
         }
@@ -130,7 +182,7 @@ public final class PGNAnalyzer: Sendable {
     public var all: [DocumentAnalysis] { state.withLock { Array($0.latest.values) } }
 
     private func analyze(
-        uri: DocumentURI, version: Int, bytes: [UInt8], cache: [[UInt8]: GameAnalysis]
+        uri: DocumentURI, version: Int, bytes: [UInt8], cache: [GameText: GameAnalysis]
     )
         -> DocumentAnalysis
     {
@@ -142,10 +194,24 @@ public final class PGNAnalyzer: Sendable {
         var diagnostics = parser.diagnostics.filter { diagnostic in
             !gameRanges.contains { $0.contains(diagnostic.range.lowerBound) }
         }
+        // Games not seen before are read on every core: they are independent.
+        let texts = parser.games.map { GameText(Array(bytes[$0.range])) }
+        nonisolated(unsafe) let fresh = UnsafeMutableBufferPointer<GameAnalysis?>.allocate(capacity: texts.count)
+        fresh.initialize(repeating: nil)
+        defer {
+            fresh.deinitialize()
+            fresh.deallocate()
+        }
+        let missing = texts.indices.filter { cache[texts[$0]] == nil }
+        let chunk = max(1, missing.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: (missing.count + chunk - 1) / chunk) { part in
+            for k in (part * chunk)..<min(missing.count, (part + 1) * chunk) {
+                fresh[missing[k]] = GameAnalysis(text: texts[missing[k]])
+            }
+        }
         for (index, syntax) in parser.games.enumerated() {
             let range = syntax.range
-            let text = Array(bytes[range])
-            let analysis = cache[text] ?? GameAnalysis(bytes: text)
+            let analysis = fresh[index] ?? cache[texts[index]]!
             games.append(PlacedGame(start: range.lowerBound, analysis: analysis))
             for var diagnostic in analysis.diagnostics {
                 diagnostic.range =

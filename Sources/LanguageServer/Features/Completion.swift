@@ -117,7 +117,7 @@ extension PGNLanguageServer {
             // After the game's result: a new game starts here.
             return ChessCore.Position.startingPosition
         }
-        guard let start = a.replay.start.position else { return nil }
+        guard let start = a.start.position else { return nil }
         var replayer = LineReplayer(start: start)
         for node in a.syntax.nodes where node.range.upperBound <= local {
             switch node.kind {

@@ -10,7 +10,7 @@ public final class PGNLanguageServer: Sendable {
     let pendingWarnings = Locked<[String]>([])
     let publisher: Debouncer<DocumentURI>
 
-    public init(server: Server, diagnosticsDelay: Duration = .milliseconds(50)) {
+    public init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
         self.server = server
         publisher = Debouncer(delay: diagnosticsDelay)
     }

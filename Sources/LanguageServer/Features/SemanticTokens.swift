@@ -54,7 +54,7 @@ extension PGNLanguageServer {
                 switch node.kind {
                 case .move:
                     type = 3
-                    if a.move(atNode: index) == nil { modifiers = 1 }
+                    if !a.wasPlayed(node: index) { modifiers = 1 }
                 case .moveNumber: type = 2
                 case .nag: type = 4
                 case .comment: type = 5

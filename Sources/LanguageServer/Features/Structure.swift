@@ -108,7 +108,7 @@ extension PGNLanguageServer {
             else { return .null }
             let square = move.move.kingDestination
             var highlights: [JSONValue] = []
-            for other in game.analysis.replay.moves where other.depth == move.depth || other.node == move.node {
+            for other in game.analysis.moves where other.depth == move.depth || other.node == move.node {
                 let to = other.move.kingDestination
                 let from = other.move.from
                 guard to == square || from == square, !other.move.isNull else { continue }

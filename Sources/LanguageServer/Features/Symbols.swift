@@ -39,7 +39,7 @@ extension PGNLanguageServer {
                         "selectionRange": range(shifted(tag.nameRange), document, encoding),
                     ]
                 }
-                let mainline = a.replay.moves.filter { $0.depth == 0 }
+                let mainline = a.moves.filter { $0.depth == 0 }
                 if let first = a.syntax.nodes.first {
                     let movetext =
                         first.range.lowerBound..<(a.syntax.nodes.last?.range.upperBound ?? first.range.upperBound)
