@@ -157,3 +157,42 @@ def test_quick_fixes_and_fix_all(client):
     assert len(everything) == 1 and everything[0]["kind"] == "source.fixAll.pgn"
     texts = sorted(e["newText"] for e in everything[0]["edit"]["changes"][URI])
     assert texts == ["1-0", "9.", "Nf3", "O-O", "O-O", "e4"]
+
+
+def test_edits_give_the_diagnostics_of_a_fresh_reading():
+    """Random edits: games whose text did not change keep their cached replay, moved to their
+    new place; the diagnostics equal those of a server reading the new text afresh."""
+    import random
+    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_10k.pgn").read_text()
+    text = SAMPLE + "\n" + MISTAKES + "\n" + lichess
+    snippets = ["1-0", "*", "[Event \"x\"]\n", "[Site \"y\"]", "Nf3 ", "e4", "{", "}", "(", ")", "\n\n", "$1",
+                " ", "Qxf7#", "2... ", ";", "[", "]", "\""]
+    rng = random.Random(3)
+    incremental, fresh = LSPClient(), LSPClient()
+    try:
+        incremental.initialize(encodings=["utf-8"])
+        fresh.initialize(encodings=["utf-8"])
+        incremental.open(URI, text)
+        for version in range(2, 152):
+            data = text.encode()
+            a = rng.randrange(len(data) + 1)
+            b = min(len(data), a + (rng.randrange(12) if rng.random() < 0.5 else 0))
+            insert = rng.choice(snippets) if rng.random() < 0.7 or a == b else ""
+            new = (data[:a] + insert.encode() + data[b:]).decode(errors="ignore")
+            if new.encode() != data[:a] + insert.encode() + data[b:]:
+                continue  # the edit would split a multibyte character
+            def at(offset):
+                line = data.count(b"\n", 0, offset)
+                return {"line": line, "character": offset - (data.rfind(b"\n", 0, offset) + 1)}
+            incremental.notify("textDocument/didChange", {
+                "textDocument": {"uri": URI, "version": version},
+                "contentChanges": [{"range": {"start": at(a), "end": at(b)}, "text": insert}]})
+            text = new
+            mine = incremental.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})["items"]
+            fresh.open(f"file:///tmp/fresh{version}.pgn", text)
+            theirs = fresh.request("textDocument/diagnostic", {"textDocument": {"uri": f"file:///tmp/fresh{version}.pgn"}})["items"]
+            key = lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"], d["code"], d["message"])
+            assert sorted(map(key, mine)) == sorted(map(key, theirs)), f"after edit {version}"
+    finally:
+        incremental.close()
+        fresh.close()
