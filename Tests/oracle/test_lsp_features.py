@@ -196,3 +196,23 @@ def test_edits_give_the_diagnostics_of_a_fresh_reading():
     finally:
         incremental.close()
         fresh.close()
+
+
+def test_formatting_the_document_and_a_range(client):
+    client.initialize()
+    text = "[White \"B\"]\n[Event \"E\"]\n\n1.e4 e5 2.Nf3 {A comment\nover two lines} Nc6 *\n\n[Event \"F\"]\n\n1.d4 d5 *\n"
+    client.open(URI, text)
+    [edit] = client.request("textDocument/formatting", {"textDocument": {"uri": URI},
+                                                       "options": {"tabSize": 4, "insertSpaces": True}})
+    assert edit["newText"] == ("[Event \"E\"]\n[White \"B\"]\n\n1. e4 e5 2. Nf3 {A comment over two lines} 2... Nc6 *\n\n"
+                               "[Event \"F\"]\n\n1. d4 d5 *\n")
+    # Formatting the formatted text changes nothing.
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                             "contentChanges": [{"text": edit["newText"]}]})
+    assert client.request("textDocument/formatting", {"textDocument": {"uri": URI}, "options": {}}) == []
+    # A range touches only its games.
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": text}]})
+    edits = client.request("textDocument/rangeFormatting", {
+        "textDocument": {"uri": URI}, "options": {},
+        "range": {"start": {"line": 7, "character": 0}, "end": {"line": 9, "character": 0}}})
+    assert [e["newText"] for e in edits] == ["[Event \"F\"]\n\n1. d4 d5 *"]

@@ -98,6 +98,4 @@ extension PGNLanguageServer {
             }
         }
     }
-
-    func registerFormatting() {}
 }
