@@ -216,3 +216,57 @@ def test_formatting_the_document_and_a_range(client):
         "textDocument": {"uri": URI}, "options": {},
         "range": {"start": {"line": 7, "character": 0}, "end": {"line": 9, "character": 0}}})
     assert [e["newText"] for e in edits] == ["[Event \"F\"]\n\n1. d4 d5 *"]
+
+
+def test_selection_ranges_and_document_highlight(client):
+    client.initialize()
+    client.open(URI, SAMPLE)
+    at = pos(SAMPLE, "(3... g6", delta=6)
+    [selection] = client.request("textDocument/selectionRange", {"textDocument": {"uri": URI}, "positions": [at]})
+    ranges = []
+    while selection:
+        ranges.append(selection["range"])
+        selection = selection.get("parent")
+    assert ranges[0] == {"start": pos(SAMPLE, "g6 4. Qf3"), "end": pos(SAMPLE, "g6 4. Qf3", delta=2)}
+    assert ranges[1] == {"start": pos(SAMPLE, "(3... g6"), "end": pos(SAMPLE, "Nf6)", delta=4)}
+    assert ranges[-1]["start"] == {"line": 0, "character": 0}
+    # The square of Qxf7#: f7. Moves to f7 (write) and from f7 (read) in the same line.
+    highlights = client.request("textDocument/documentHighlight",
+                                {"textDocument": {"uri": URI}, "position": pos(SAMPLE, "Qxf7#", delta=1)})
+    assert {"range": {"start": pos(SAMPLE, "Qxf7#"), "end": pos(SAMPLE, "Qxf7#", delta=5)}, "kind": 3} in highlights
+
+
+def test_workspace_symbols_find_players_events_and_openings(tmp_path):
+    (tmp_path / "club.pgn").write_text(SAMPLE)
+    (tmp_path / "notes.txt").write_text("not a game")
+    client = LSPClient()
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        found = client.request("workspace/symbol", {"query": "morphy"})
+        assert [(s["name"], s["kind"]) for s in found] == [("Paul Morphy", 13)]
+        assert found[0]["location"]["uri"].endswith("/club.pgn")
+        openings = client.request("workspace/symbol", {"query": "C41"})
+        assert [s["name"] for s in openings] == ["C41"]
+    finally:
+        client.close()
+
+
+def test_cancellation_and_results_made_stale_by_an_edit(client):
+    client.initialize()
+    big = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text() * 4
+    client.open(URI, big)
+    # A slow request cancelled at once is answered RequestCancelled.
+    slow = client.request_async("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+    client.notify("$/cancelRequest", {"id": slow})
+    answer = client.response(slow)
+    assert answer.get("error", {}).get("code") == -32800
+    # A slow request overtaken by an edit of its document is answered ContentModified.
+    stale = client.request_async("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                             "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                                                           "end": {"line": 0, "character": 0}},
+                                                                 "text": " "}]})
+    assert client.response(stale).get("error", {}).get("code") == -32801
+    # And the server goes on serving.
+    assert len(client.request("textDocument/foldingRange", {"textDocument": {"uri": URI}})) > 1000
