@@ -1,0 +1,233 @@
+"""End to end: a real headless Neovim loads the plugin in editors/nvim the way a user does and talks
+to pgn-lsp through Neovim's own LSP client (diagnostics, hover, inlay hints, settings, commands)."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, binary
+
+PLUGIN = ROOT / "editors" / "nvim"
+
+# A game with castling written with zeros: a safe fix that :PgnFixAll applies.
+FIXABLE = """[Event "?"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "?"]
+[Black "?"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 *
+"""
+
+# Runs after startup (VimEnter, nested so that :edit fires the filetype autocommands), records
+# what Neovim saw in a JSON file and quits.
+INIT = r"""
+local env = function(name) return (assert(os.getenv(name), name)) end
+local dir, out_path = env("PGN_NVIM_DIR"), env("PGN_NVIM_OUT")
+local out = { attached = 0, configuration = {}, notifications = {} }
+
+local function finish(err)
+  if err then out.error = tostring(err) end
+  vim.fn.writefile({ vim.fn.json_encode(out) }, out_path)
+  vim.cmd("qall!")
+end
+
+local function start()
+  vim.opt.rtp:prepend(env("PGN_NVIM_PLUGIN"))
+
+  -- Record Neovim's answers to the server's workspace/configuration requests.
+  local configuration = vim.lsp.handlers["workspace/configuration"]
+  vim.lsp.handlers["workspace/configuration"] = function(...)
+    local answer = configuration(...)
+    table.insert(out.configuration, answer)
+    return answer
+  end
+  local notify = vim.notify
+  vim.notify = function(message, level, ...)
+    table.insert(out.notifications, { message = tostring(message), level = level })
+    return notify(message, level, ...)
+  end
+
+  require("pgn_lsp").setup({
+    cmd = { env("PGN_LSP_BIN") },
+    settings = vim.fn.json_decode(env("PGN_NVIM_SETTINGS")),
+    on_attach = function(client, bufnr) out.attached = out.attached + 1; out.client_name = client.name end,
+  })
+end
+local started, start_error = xpcall(start, debug.traceback)
+if not started then finish(start_error) end
+
+local function open(name)
+  vim.cmd("edit " .. vim.fn.fnameescape(dir .. "/" .. name))
+  return vim.api.nvim_get_current_buf()
+end
+
+local function wait_diagnostics(bufnr, code)
+  return vim.wait(10000, function()
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if code == nil or d.code == code then return true end
+    end
+    return false
+  end, 20)
+end
+
+local function results(responses)
+  local list = {}
+  for _, response in pairs(responses or {}) do
+    if response.error then table.insert(list, { error = response.error.message }) end
+    if response.result ~= nil then table.insert(list, response.result) end
+  end
+  return list
+end
+
+local function run()
+  -- (a) diagnostics of the file with mistakes
+  local bufnr = open("mistakes.pgn")
+  out.filetype = vim.bo[bufnr].filetype
+  out.diagnostics_arrived = wait_diagnostics(bufnr, "illegal-move")
+  out.diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(out.diagnostics, { lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+      code = d.code, message = d.message, severity = d.severity })
+  end
+  out.commands = {}
+  for _, name in ipairs({ "PgnFixAll", "PgnReviewGame", "PgnReviewFile", "PgnSaveGame", "PgnSaveAllGames",
+                          "PgnAnnotate" }) do
+    out.commands[name] = vim.fn.exists(":" .. name)
+  end
+
+  -- (b) hover on 1. e4 (0-based line 8, character 3)
+  local uri = vim.uri_from_bufnr(bufnr)
+  out.hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
+    { textDocument = { uri = uri }, position = { line = 8, character = 3 } }, 5000))
+
+  -- A server command that does not exist yet: its error comes back through the plugin.
+  vim.api.nvim_win_set_cursor(0, { 10, 30 })
+  local before = #out.notifications
+  vim.cmd("PgnReviewGame")
+  vim.wait(3000, function() return #out.notifications > before end, 20)
+
+  -- (c) inlay hints of the clean sample, from the same client
+  bufnr = open("sample.pgn")
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  out.clients = #vim.lsp.get_active_clients()
+  local last = vim.api.nvim_buf_line_count(bufnr)
+  out.inlay_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = last, character = 0 } } }, 5000))
+
+  -- :PgnFixAll rewrites 0-0 as O-O through workspace/applyEdit
+  bufnr = open("fixable.pgn")
+  out.fixable_diagnostics = wait_diagnostics(bufnr, nil)
+  vim.cmd("PgnFixAll")
+  vim.wait(5000, function() return vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]:find("O-O") ~= nil end, 20)
+  out.fixed_line = vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]
+end
+
+vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
+  local ok, err = xpcall(run, debug.traceback)
+  finish(not ok and err or nil)
+end })
+"""
+
+
+def run_neovim(tmp_path: pathlib.Path, settings: dict) -> dict:
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.fail("nvim is not installed: the Neovim integration test needs Neovim 0.7 or later on PATH")
+    work = tmp_path / "files"
+    work.mkdir()
+    shutil.copy(ROOT / "samples" / "mistakes.pgn", work / "mistakes.pgn")
+    shutil.copy(ROOT / "samples" / "sample.pgn", work / "sample.pgn")
+    (work / "fixable.pgn").write_text(FIXABLE)
+    init = tmp_path / "init.lua"
+    init.write_text(INIT)
+    out = tmp_path / "out.json"
+    env = dict(os.environ, PGN_NVIM_DIR=str(work), PGN_NVIM_OUT=str(out), PGN_NVIM_PLUGIN=str(PLUGIN),
+               PGN_LSP_BIN=str(binary()), PGN_NVIM_SETTINGS=json.dumps(settings))
+    try:
+        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(init)], cwd=work, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=40)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"Neovim did not quit within 40 s:\n{timeout.stdout}\n{timeout.stderr}")
+    assert out.exists(), f"Neovim wrote no observations (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    seen = json.loads(out.read_text())
+    assert "error" not in seen, seen["error"]
+    return seen
+
+
+def hint_labels(seen: dict) -> list:
+    labels = []
+    for hints in seen["inlay_hints"]:
+        assert isinstance(hints, list), hints
+        for hint in hints:
+            label = hint["label"]
+            labels.append(label if isinstance(label, str) else "".join(part["value"] for part in label))
+    return [label.strip() for label in labels]
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    return run_neovim(tmp_path_factory.mktemp("nvim-default"), {})
+
+
+def test_plugin_attaches_to_pgn_buffers(default_run):
+    assert default_run["filetype"] == "pgn"
+    assert default_run["client_name"] == "pgn-lsp"
+    assert default_run["attached"] == 3  # three files, one on_attach each
+    assert default_run["clients"] == 1  # one client for the root, reused
+    assert all(exists == 2 for exists in default_run["commands"].values()), default_run["commands"]
+
+
+def test_illegal_move_diagnostic(default_run):
+    assert default_run["diagnostics_arrived"]
+    illegal = [d for d in default_run["diagnostics"] if d["code"] == "illegal-move"]
+    assert len(illegal) == 1, default_run["diagnostics"]
+    d = illegal[0]
+    assert (d["lnum"], d["col"]) == (9, 30)
+    assert (d["end_lnum"], d["end_col"]) == (9, 33)
+    assert d["message"] == "Illegal move Nf3 (White to move): no white knight can move to f3"
+    assert d["severity"] == 1  # vim.diagnostic.severity.ERROR
+
+
+def test_hover_gives_the_fen(default_run):
+    chess = pytest.importorskip("chess")
+    board = chess.Board()
+    board.push_san("e4")
+    (hover,) = default_run["hover"]
+    assert hover["contents"]["kind"] == "markdown"
+    value = hover["contents"]["value"]
+    assert "FEN after the move" in value
+    assert f"`{board.fen()}`" in value
+
+
+def test_inlay_hints_show_nag_glyphs(default_run):
+    assert len(default_run["inlay_hints"]) == 1, default_run["inlay_hints"]
+    labels = hint_labels(default_run)
+    assert "?!" in labels  # $6
+    assert "?" in labels  # $2
+    assert "!" in labels and "!!" in labels  # $1, $3
+
+
+def test_settings_reach_the_server(tmp_path):
+    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False}})
+    assert seen["diagnostics_arrived"]
+    assert hint_labels(seen) == []
+    # Neovim answers the server's workspace/configuration request with the `pgn` section.
+    assert {"inlayHints": {"nags": False}} in [answer[0] for answer in seen["configuration"]]
+
+
+def test_fix_all_command_applies_the_safe_fixes(default_run):
+    assert default_run["fixable_diagnostics"]
+    assert "4. O-O Nf6" in default_run["fixed_line"]
+
+
+def test_commands_still_missing_from_the_server_report_its_error(default_run):
+    errors = [n["message"] for n in default_run["notifications"] if "pgn.reviewGame" in n["message"]]
+    assert errors, default_run["notifications"]
+    assert "unknown command" in errors[0]

@@ -1,0 +1,259 @@
+-- Neovim client for pgn-lsp, the language server for chess games in PGN.
+--
+--   require("pgn_lsp").setup{ cmd = { "pgn-lsp" }, settings = { inlayHints = { clocks = false } } }
+--
+-- Works with Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client, one client per root)
+-- and with later versions (vim.lsp.start, which reuses clients by name and root itself).
+
+local M = {}
+
+local NAME = "pgn-lsp"
+
+local defaults = {
+  -- The server command; `pgn-lsp` and `pgn-lsp serve` both speak LSP over stdio.
+  cmd = { "pgn-lsp" },
+  -- The `pgn` section (schemas/settings.schema.json), e.g. { format = { lineLength = 100 } }.
+  settings = {},
+  -- Called as on_attach(client, bufnr) after the server is attached to a buffer.
+  on_attach = nil,
+  -- Extra client capabilities, merged over Neovim's own.
+  capabilities = nil,
+  -- Files or folders marking the root of a workspace; without one, the file's directory.
+  root_markers = { ".git" },
+  -- Turn on inlay hints (NAG glyphs, clocks, evaluations) where Neovim can show them (0.10+).
+  inlay_hints = true,
+  -- File types the server is started for.
+  filetypes = { "pgn" },
+}
+
+M.config = vim.deepcopy(defaults)
+
+local clients_by_root = {} -- Neovim 0.7: root directory -> client id
+
+local function has(feature)
+  return vim.fn.has(feature) == 1
+end
+
+--- The `pgn` settings as sent to the server: an object even when empty.
+local function pgn_settings()
+  local settings = vim.deepcopy(M.config.settings or {})
+  if next(settings) == nil then
+    return vim.empty_dict()
+  end
+  return settings
+end
+
+local function is_dir(path)
+  local stat = vim.loop.fs_stat(path)
+  return stat ~= nil and stat.type == "directory"
+end
+
+--- The directory holding the nearest root marker above the buffer's file, else the file's directory.
+local function root_dir(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" then
+    return vim.loop.cwd()
+  end
+  local start = vim.fn.fnamemodify(name, ":p:h")
+  local dir = start
+  while dir and dir ~= "" do
+    for _, marker in ipairs(M.config.root_markers or {}) do
+      if vim.loop.fs_stat(dir .. "/" .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fn.fnamemodify(dir, ":h")
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  if is_dir(start) then
+    return start
+  end
+  return vim.loop.cwd()
+end
+
+local function enable_inlay_hints(bufnr)
+  local inlay = vim.lsp.inlay_hint
+  if not M.config.inlay_hints or inlay == nil then
+    return
+  end
+  if type(inlay) == "table" and type(inlay.enable) == "function" then
+    -- 0.10.1 and later: enable(enable, filter); 0.10.0: enable(bufnr, enable).
+    if not pcall(inlay.enable, true, { bufnr = bufnr }) then
+      pcall(inlay.enable, bufnr, true)
+    end
+  elseif type(inlay) == "function" or (getmetatable(inlay) or {}).__call then
+    -- 0.10 nightlies before the release: vim.lsp.inlay_hint(bufnr, enable).
+    pcall(inlay, bufnr, true)
+  end
+end
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  -- Neovim 0.7 answers workspace/configuration (from config.settings) but does not announce it.
+  caps.workspace = caps.workspace or {}
+  caps.workspace.configuration = true
+  if M.config.capabilities then
+    caps = vim.tbl_deep_extend("force", caps, M.config.capabilities)
+  end
+  return caps
+end
+
+local function client_config(root)
+  local settings = pgn_settings()
+  return {
+    name = NAME,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = { pgn = settings },
+    -- Neovim answers workspace/configuration for the section "pgn" from this table.
+    settings = { pgn = settings },
+    capabilities = capabilities(),
+    on_attach = function(client, bufnr)
+      enable_inlay_hints(bufnr)
+      if M.config.on_attach then
+        M.config.on_attach(client, bufnr)
+      end
+    end,
+  }
+end
+
+--- Starts (or reuses) the client of the buffer's root and attaches it to the buffer.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].buftype ~= "" then
+    return
+  end
+  local root = root_dir(bufnr)
+  if vim.lsp.start then
+    local config = client_config(root)
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.lsp.start(config, { bufnr = bufnr })
+    end)
+    return
+  end
+  local id = clients_by_root[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client or client.is_stopped() then
+    id = vim.lsp.start_client(client_config(root))
+    if not id then
+      vim.notify("pgn-lsp: could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+      return
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+end
+
+--- The pgn-lsp client attached to a buffer, if any.
+function M.client(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
+  end
+  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if client.name == NAME then
+      return client
+    end
+  end
+  return nil
+end
+
+local function request(client, method, params, handler, bufnr)
+  if has("nvim-0.11") then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function notify(client, method, params)
+  if has("nvim-0.11") then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+--- Runs `workspace/executeCommand` on the buffer's pgn-lsp client.
+--- with_position: the arguments are the document URI and the cursor position; else only the URI.
+function M.execute(command, with_position)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    vim.notify("pgn-lsp is not attached to this buffer", vim.log.levels.WARN)
+    return
+  end
+  local uri = vim.uri_from_bufnr(bufnr)
+  local arguments = { uri }
+  if with_position then
+    local position = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16").position
+    arguments = { uri, position }
+  end
+  request(client, "workspace/executeCommand", { command = command, arguments = arguments }, function(err)
+    if err then
+      vim.notify(("pgn-lsp: %s: %s"):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+  end, bufnr)
+end
+
+--- Replaces the `pgn` settings and sends them to the running servers.
+function M.update_settings(settings)
+  M.config.settings = settings or {}
+  local value = pgn_settings()
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ name = NAME }) or vim.lsp.get_active_clients()
+  for _, client in ipairs(clients) do
+    if client.name == NAME then
+      client.config.settings = { pgn = value }
+      notify(client, "workspace/didChangeConfiguration", { settings = { pgn = value } })
+    end
+  end
+end
+
+M.commands = {
+  PgnFixAll = { command = "pgn.fixAll", position = false, desc = "Fix all safe problems of the file" },
+  PgnReviewGame = { command = "pgn.reviewGame", position = true, desc = "Review the game under the cursor" },
+  PgnReviewFile = { command = "pgn.reviewFile", position = true, desc = "Review every game of the file" },
+  PgnSaveGame = { command = "pgn.saveGame", position = true, desc = "Save the game under the cursor" },
+  PgnSaveAllGames = { command = "pgn.saveAllGames", position = true, desc = "Save every game of the file" },
+  PgnAnnotate = { command = "pgn.annotateGame", position = true, desc = "Annotate the game under the cursor" },
+}
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  -- Lists are replaced, not merged.
+  for _, key in ipairs({ "cmd", "root_markers", "filetypes" }) do
+    if opts and opts[key] then
+      M.config[key] = opts[key]
+    end
+  end
+
+  if vim.filetype and vim.filetype.add then
+    vim.filetype.add({ extension = { pgn = "pgn" } })
+  end
+
+  local group = vim.api.nvim_create_augroup("pgn_lsp", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+
+  for name, spec in pairs(M.commands) do
+    vim.api.nvim_create_user_command(name, function()
+      M.execute(spec.command, spec.position)
+    end, { desc = spec.desc, force = true })
+  end
+
+  -- Buffers opened before setup().
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(M.config.filetypes, vim.bo[bufnr].filetype) then
+      M.attach(bufnr)
+    end
+  end
+end
+
+return M
