@@ -10,10 +10,9 @@ public protocol MoveSink {
     mutating func addPromotions(to targets: Bitboard, delta: Int)
 }
 
-/// A list of moves on the stack: generating moves allocates nothing.
-public struct MoveList: MoveSink, RandomAccessCollection, Sendable {
-    // 218 is the most legal moves any position has.
-    @usableFromInline var storage = InlineArray<256, Move>(repeating: .null)
+/// A list of at most `capacity` moves, on the stack: generating moves allocates nothing.
+public struct FixedMoveList<let capacity: Int>: MoveSink, RandomAccessCollection, Sendable {
+    @usableFromInline var storage = InlineArray<capacity, Move>(repeating: .null)
     public private(set) var count = 0
 
     public init() {}
@@ -50,42 +49,12 @@ public struct MoveList: MoveSink, RandomAccessCollection, Sendable {
     }
 }
 
+/// Room for every legal move of any position (218 at most).
+public typealias MoveList = FixedMoveList<256>
+
 /// The moves to one square: at most 29 (8 knights, 8 sliders, a king, and three pawn moves
 /// that promote four ways), so a small list does, and costs less to set up than `MoveList`.
-public struct SquareMoveList: MoveSink, RandomAccessCollection, Sendable {
-    @usableFromInline var storage = InlineArray<32, Move>(repeating: .null)
-    public private(set) var count = 0
-
-    public init() {}
-
-    @inlinable public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
-    @inlinable public subscript(position: Int) -> Move { storage[position] }
-
-    @inline(__always)
-    public mutating func add(_ move: Move) {
-        storage[count] = move
-        count &+= 1
-    }
-
-    @inline(__always)
-    public mutating func addMoves(from: Square, to targets: Bitboard) {
-        for to in targets { add(Move(from: from, to: to)) }
-    }
-
-    @inline(__always)
-    public mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
-        for to in targets { add(Move(from: Square(to.index &- delta), to: to)) }
-    }
-
-    @inline(__always)
-    public mutating func addPromotions(to targets: Bitboard, delta: Int) {
-        for to in targets {
-            let from = Square(to.index &- delta)
-            for role in [Role.queen, .rook, .bishop, .knight] { add(Move(from: from, to: to, promotion: role)) }
-        }
-    }
-}
+public typealias SquareMoveList = FixedMoveList<32>
 
 /// Counts moves without listing them (perft's leaves).
 public struct MoveCounter: MoveSink {
