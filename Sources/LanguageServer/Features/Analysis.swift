@@ -181,21 +181,58 @@ public final class PGNAnalyzer: Sendable {
     /// The latest analysis of every open document.
     public var all: [DocumentAnalysis] { state.withLock { Array($0.latest.values) } }
 
+    /// Where the games of a text are, and the problems outside every game (text between
+    /// games); those inside a game come from the game's own reading, which is cached. A large
+    /// text is cut at tag sections (as `pgn-lsp check` cuts files) and read on every core.
+    static func cutIntoGames(_ bytes: [UInt8]) -> (ranges: [Range<Int>], outside: [Diagnostic]) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var cuts = [0]
+        if bytes.count > 4 << 20 && cores > 1 {
+            let step = bytes.count / (4 * cores)
+            bytes.withUnsafeBufferPointer { buffer in
+                for k in 1..<(4 * cores) {
+                    let end = k * step
+                    if end > cuts[cuts.count - 1],
+                        let cut = Checker.lastGameBoundary(
+                            UnsafeBufferPointer(rebasing: buffer[cuts[cuts.count - 1]..<end]))
+                    {
+                        cuts.append(cuts[cuts.count - 1] + cut)
+                    }
+                }
+            }
+        }
+        cuts.append(bytes.count)
+        let bounds = cuts
+        let pieces = bounds.count - 1
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<([Range<Int>], [Diagnostic])>.allocate(
+            capacity: pieces)
+        results.initialize(repeating: ([], []))
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            DispatchQueue.concurrentPerform(iterations: pieces) { k in
+                let parser = Parser(UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k])
+                let ranges = parser.games.map(\.range)
+                let outside = parser.diagnostics.filter { d in !ranges.contains { $0.contains(d.range.lowerBound) } }
+                results[k] = (ranges, outside)
+            }
+        }
+        return (results.flatMap(\.0), results.flatMap(\.1))
+    }
+
     private func analyze(
         uri: DocumentURI, version: Int, bytes: [UInt8], cache: [GameText: GameAnalysis]
     )
         -> DocumentAnalysis
     {
-        let parser = bytes.withUnsafeBufferPointer { Parser($0) }
+        let (gameRanges, outside) = Self.cutIntoGames(bytes)
         var games: [PlacedGame] = []
-        // Problems outside every game (text between games) come from the reading of the whole
-        // document; those inside a game from the game's own reading, which is cached.
-        let gameRanges = parser.games.map(\.range)
-        var diagnostics = parser.diagnostics.filter { diagnostic in
-            !gameRanges.contains { $0.contains(diagnostic.range.lowerBound) }
-        }
+        var diagnostics = outside
         // Games not seen before are read on every core: they are independent.
-        let texts = parser.games.map { GameText(Array(bytes[$0.range])) }
+        let texts = gameRanges.map { GameText(Array(bytes[$0])) }
         nonisolated(unsafe) let fresh = UnsafeMutableBufferPointer<GameAnalysis?>.allocate(capacity: texts.count)
         fresh.initialize(repeating: nil)
         defer {
@@ -209,8 +246,7 @@ public final class PGNAnalyzer: Sendable {
                 fresh[missing[k]] = GameAnalysis(text: texts[missing[k]])
             }
         }
-        for (index, syntax) in parser.games.enumerated() {
-            let range = syntax.range
+        for (index, range) in gameRanges.enumerated() {
             let analysis = fresh[index] ?? cache[texts[index]]!
             games.append(PlacedGame(start: range.lowerBound, analysis: analysis))
             for var diagnostic in analysis.diagnostics {
