@@ -14,7 +14,6 @@ public struct FENError: Error, Sendable, Equatable, CustomStringConvertible {
         case fullmoveNumber = "fullmove number"
         case position = "position"
 
-        static let order: [Field] = [.board, .turn, .castling, .enPassant, .halfmoveClock, .fullmoveNumber]
     }
 
     public enum Reason: Sendable, Equatable {

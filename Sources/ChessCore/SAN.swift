@@ -445,7 +445,7 @@ extension Position {
                     from.index + 2 * up == to.index && from.rank == (us == .white ? 1 : 6) && !occupied.contains(one)
                     && !occupied.contains(to)
                 let capture =
-                    a.pawn(us, from).contains(to) && (pieces(us.opponent).contains(to) || enPassantTarget == to)
+                    a.pawn(us, from).contains(to) && (pieces(us.opponent).contains(to) || enPassantSquare == to)
                 if pushes || double || capture { reachers.insert(from) }
             } else if a.attacks(role, us, from, occupied).contains(to) {
                 reachers.insert(from)
@@ -465,9 +465,6 @@ extension Position {
         if isCheck { return .inCheck }
         return .exposesKing(from)
     }
-
-    /// The square a double-pushed pawn skipped, whether or not a capture there is legal.
-    private var enPassantTarget: Square? { enPassantSquare }
 
     // MARK: Writing SAN
 

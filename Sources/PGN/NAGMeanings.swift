@@ -32,9 +32,6 @@ public enum NAGMeanings {
         }
     }
 
-    /// True for the NAGs that judge a move ($1–$6), which export format may write as suffixes.
-    public static func isMoveAssessment(_ value: Int) -> Bool { (1...6).contains(value) }
-
     private static let fixedMeanings: [Int: (meaning: String, glyph: String?)] = [
         0: ("null annotation", nil),
         1: ("good move", "!"),

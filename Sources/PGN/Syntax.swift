@@ -54,5 +54,4 @@ public struct GameSyntax: Sendable {
         self.resultIndex = resultIndex
     }
 
-    public var hasMoves: Bool { nodes.contains { $0.kind == .move } }
 }
