@@ -113,7 +113,7 @@ def test_settings_schema_describes_every_setting():
     schema = json.loads((ROOT / "schemas" / "settings.schema.json").read_text())
     keys = {f"{section}.{key}" for section, body in schema["properties"].items() for key in body["properties"]}
     assert keys == {"inlayHints.nags", "inlayHints.clocks", "inlayHints.evaluations", "diagnostics.missingTags",
-                    "diagnostics.nonCanonicalNotation", "format.lineLength"}
+                    "diagnostics.nonCanonicalNotation", "format.lineLength", "server.path"}
     for section in schema["properties"].values():
         for key, body in section["properties"].items():
             assert "default" in body and "description" in body, key

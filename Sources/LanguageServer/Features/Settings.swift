@@ -37,6 +37,9 @@ struct Settings: Sendable, Hashable {
                     } else {
                         unknown.append("\(path) (expected an integer from 40 to 255)")
                     }
+                case "server.path":
+                    // The editor's business (which executable to start): accepted, not used here.
+                    if value.stringValue == nil { unknown.append("\(path) (expected a string)") }
                 default: unknown.append(path)
                 }
             }
