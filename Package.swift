@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "pgn-lsp", targets: ["pgn-lsp"]),
         .library(name: "ChessCore", targets: ["ChessCore"]),
         .library(name: "PGN", targets: ["PGN"]),
+        .library(name: "Engine", targets: ["Engine"]),
         .library(name: "LanguageServer", targets: ["LanguageServer"]),
     ],
     dependencies: [
@@ -16,6 +17,7 @@ let package = Package(
     targets: [
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
+        .target(name: "Engine", dependencies: ["ChessCore"]),
         .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN"]),
         .executableTarget(
             name: "pgn-lsp",
@@ -26,6 +28,7 @@ let package = Package(
         ),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
         .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
         .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer"]),
     ]
 )
