@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "pgn-lsp",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pgn-lsp", targets: ["pgn-lsp"]),
         .library(name: "ChessCore", targets: ["ChessCore"]),
@@ -17,18 +17,18 @@ let package = Package(
     targets: [
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
-        .target(name: "Engine", dependencies: ["ChessCore"]),
-        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN"]),
+        .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
+        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine"]),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [
-                "ChessCore", "PGN", "LanguageServer",
+                "ChessCore", "PGN", "Engine", "LanguageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
         .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "ChessCore", "PGN"]),
         .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer"]),
     ]
 )
