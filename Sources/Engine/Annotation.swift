@@ -22,17 +22,6 @@ public struct Mainline: Sendable {
     }
 }
 
-/// A replacement of a range of a game's text (offsets relative to the game's first byte).
-public struct TextEdit: Sendable, Hashable {
-    public var range: Range<Int>
-    public var text: String
-
-    public init(range: Range<Int>, text: String) {
-        self.range = range
-        self.text = text
-    }
-}
-
 /// Writes a review back into a game the way lichess does: `[%eval]` in the comment after each
 /// move (merged with what the comment holds, an old `[%eval]` replaced), the judgement glyph
 /// after inaccuracies, mistakes and blunders (unless the move already carries a move
@@ -44,16 +33,17 @@ public enum ReviewAnnotator {
 
     public static func edits(
         for review: GameReview, mainline: Mainline, replay: GameReplay, annotator: String = "pgn-lsp"
-    ) -> [TextEdit] {
+    ) -> [Diagnostic.Edit] {
         let syntax = replay.syntax
         let source = replay.source
-        var edits: [TextEdit] = []
+        var edits: [Diagnostic.Edit] = []
         if replay.tag("Annotator") == nil {
             let line = "[Annotator \"\(annotator)\"]"
             if let last = syntax.tags.last {
-                edits.append(TextEdit(range: last.range.upperBound..<last.range.upperBound, text: "\n" + line))
+                edits.append(Diagnostic.Edit(range: last.range.upperBound..<last.range.upperBound, text: "\n" + line))
             } else {
-                edits.append(TextEdit(range: syntax.range.lowerBound..<syntax.range.lowerBound, text: line + "\n\n"))
+                edits.append(
+                    Diagnostic.Edit(range: syntax.range.lowerBound..<syntax.range.lowerBound, text: line + "\n\n"))
             }
         }
         for (reviewed, played) in zip(review.moves, mainline.moves) {
@@ -82,7 +72,8 @@ public enum ReviewAnnotator {
             }
             if !insertAfterMove.isEmpty {
                 edits.append(
-                    TextEdit(range: moveNode.range.upperBound..<moveNode.range.upperBound, text: insertAfterMove))
+                    Diagnostic.Edit(range: moveNode.range.upperBound..<moveNode.range.upperBound, text: insertAfterMove)
+                )
             }
             // After a mate there is nothing left to evaluate.
             let eval = reviewed.mates ? "" : "[%eval \(reviewed.scoreAfter.pgnText)]"
@@ -102,19 +93,19 @@ public enum ReviewAnnotator {
                 if let old = text.range(of: #"\[%eval [^\]]*\]"#, options: .regularExpression) {
                     let start = inner.lowerBound + text.utf8.distance(from: text.startIndex, to: old.lowerBound)
                     let end = inner.lowerBound + text.utf8.distance(from: text.startIndex, to: old.upperBound)
-                    edits.append(TextEdit(range: start..<end, text: eval))  // empty after a mate: removed
+                    edits.append(Diagnostic.Edit(range: start..<end, text: eval))  // empty after a mate: removed
                     if !words.isEmpty {
-                        edits.append(TextEdit(range: inner.upperBound..<inner.upperBound, text: " \(words) "))
+                        edits.append(Diagnostic.Edit(range: inner.upperBound..<inner.upperBound, text: " \(words) "))
                     }
                 } else {
                     let addition = [eval, words].filter { !$0.isEmpty }.joined(separator: " ") + " "
                     let lead = text.first == " " ? inner.lowerBound + 1 : inner.lowerBound
-                    edits.append(TextEdit(range: lead..<lead, text: addition))
+                    edits.append(Diagnostic.Edit(range: lead..<lead, text: addition))
                 }
             } else {
                 let end = (lastNAG?.range.upperBound ?? moveNode.range.upperBound)
                 let body = [eval, words].filter { !$0.isEmpty }.joined(separator: " ")
-                edits.append(TextEdit(range: end..<end, text: " { \(body) }"))
+                edits.append(Diagnostic.Edit(range: end..<end, text: " { \(body) }"))
             }
             if let judgement = reviewed.judgement, judgement >= .mistake, !reviewed.bestLine.isEmpty,
                 reviewed.bestMove != reviewed.move
@@ -122,7 +113,7 @@ public enum ReviewAnnotator {
                 let variation = " (" + movetext(reviewed.bestLine.prefix(variationPlies), from: reviewed.before) + ")"
                 let end = k > nodeIndex + 1 ? syntax.nodes[k - 1].range.upperBound : moveNode.range.upperBound
                 // After the comment we may have just added (same offset: edits keep their order).
-                edits.append(TextEdit(range: end..<end, text: variation))
+                edits.append(Diagnostic.Edit(range: end..<end, text: variation))
             }
         }
         return edits
@@ -146,7 +137,7 @@ public enum ReviewAnnotator {
 
     /// Applies edits (game-relative, in any order, not overlapping but possibly at the same
     /// offset, kept in their given order there) to a text.
-    public static func apply(_ edits: [TextEdit], to bytes: [UInt8]) -> [UInt8] {
+    public static func apply(_ edits: [Diagnostic.Edit], to bytes: [UInt8]) -> [UInt8] {
         let ordered = edits.enumerated().sorted {
             ($0.element.range.lowerBound, $0.offset) < ($1.element.range.lowerBound, $1.offset)
         }

@@ -239,6 +239,8 @@ final class UCIEngine: Sendable {
                     if let info = UCIInfo(line: line) {
                         nodes = info.nodes ?? nodes
                         nps = info.nodesPerSecond ?? nps
+                        // A line whose first move is not legal here is garbage, whatever else it says.
+                        if let first = info.pv.first, position.move(uci: first) == nil { continue }
                         if info.score != nil, info.depth != nil, !info.pv.isEmpty || latest[info.multiPV] == nil {
                             // A bound replaces an exact score only at a greater depth.
                             if let previous = latest[info.multiPV], previous.bound == .exact, info.bound != .exact,

@@ -82,7 +82,7 @@ struct Review: ParsableCommand {
             throw ValidationError("\(file) has \(parser.games.count) games; there is no game \(game)")
         }
         let showProgress = isatty(STDERR_FILENO) == 1
-        var edits: [Engine.TextEdit] = []
+        var edits: [Diagnostic.Edit] = []
         var reports: [String] = []
         for index in selected {
             let replay = GameReplay(source: source, syntax: parser.games[index], index: index)

@@ -106,11 +106,21 @@ local function run()
   out.hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
     { textDocument = { uri = uri }, position = { line = 8, character = 3 } }, 5000))
 
-  -- A server command that does not exist yet: its error comes back through the plugin.
-  vim.api.nvim_win_set_cursor(0, { 10, 30 })
-  local before = #out.notifications
+  -- :PgnReviewGame on a game with a blunder: review diagnostics, then inlay hints with glyphs.
+  bufnr = open("blunder.pgn")
+  wait_diagnostics(bufnr, nil)
+  vim.api.nvim_win_set_cursor(0, { 9, 40 })
   vim.cmd("PgnReviewGame")
-  vim.wait(3000, function() return #out.notifications > before end, 20)
+  out.review_arrived = wait_diagnostics(bufnr, "review-blunder")
+  out.review_diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if tostring(d.code):find("^review%-") then
+      table.insert(out.review_diagnostics, { lnum = d.lnum, col = d.col, code = d.code, message = d.message })
+    end
+  end
+  out.review_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = 20, character = 0 } } }, 5000))
 
   -- (c) inlay hints of the clean sample, from the same client
   bufnr = open("sample.pgn")
@@ -144,6 +154,7 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict) -> dict:
     work.mkdir()
     shutil.copy(ROOT / "samples" / "mistakes.pgn", work / "mistakes.pgn")
     shutil.copy(ROOT / "samples" / "sample.pgn", work / "sample.pgn")
+    shutil.copy(ROOT / "samples" / "blunder.pgn", work / "blunder.pgn")
     (work / "fixable.pgn").write_text(FIXABLE)
     init = tmp_path / "init.lua"
     init.write_text(INIT)
@@ -179,7 +190,7 @@ def default_run(tmp_path_factory):
 def test_plugin_attaches_to_pgn_buffers(default_run):
     assert default_run["filetype"] == "pgn"
     assert default_run["client_name"] == "pgn-lsp"
-    assert default_run["attached"] == 3  # three files, one on_attach each
+    assert default_run["attached"] == 4  # four files, one on_attach each
     assert default_run["clients"] == 1  # one client for the root, reused
     assert all(exists == 2 for exists in default_run["commands"].values()), default_run["commands"]
 
@@ -204,6 +215,8 @@ def test_hover_gives_the_fen(default_run):
     value = hover["contents"]["value"]
     assert "FEN after the move" in value
     assert f"`{board.fen()}`" in value
+    # Stockfish's evaluation after the move, and its line.
+    assert "**Engine** `" in value and "Best line: 1..." in value
 
 
 def test_inlay_hints_show_nag_glyphs(default_run):
@@ -227,7 +240,14 @@ def test_fix_all_command_applies_the_safe_fixes(default_run):
     assert "4. O-O Nf6" in default_run["fixed_line"]
 
 
-def test_commands_still_missing_from_the_server_report_its_error(default_run):
-    errors = [n["message"] for n in default_run["notifications"] if "pgn.reviewGame" in n["message"]]
-    assert errors, default_run["notifications"]
-    assert "unknown command" in errors[0]
+def test_review_command_reports_the_blunder_and_gives_inlay_hints(default_run):
+    assert default_run["review_arrived"], default_run["notifications"]
+    blunders = [d for d in default_run["review_diagnostics"] if d["code"] == "review-blunder"]
+    blunder_text = (ROOT / "samples" / "blunder.pgn").read_text().split("\n")[8]
+    assert (8, blunder_text.index("Nxf7")) in [(d["lnum"], d["col"]) for d in blunders]
+    labels = []
+    for hints in default_run["review_hints"]:
+        labels += [h["label"] if isinstance(h["label"], str) else "".join(p["value"] for p in h["label"])
+                   for h in hints]
+    assert len(labels) == 14
+    assert any(label.startswith("?? ") for label in labels), labels

@@ -5,7 +5,8 @@ extension PGNLanguageServer {
     /// Quick fixes attached to diagnostics, and `source.fixAll` for the safe ones.
     func registerCodeActions() {
         server.capabilities.features["codeActionProvider"] = [
-            "codeActionKinds": ["quickfix", "source.fixAll", "source.fixAll.pgn"], "resolveProvider": false,
+            "codeActionKinds": ["quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite"],
+            "resolveProvider": false,
         ]
         server.registerRequest("textDocument/codeAction") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
@@ -34,6 +35,20 @@ extension PGNLanguageServer {
                         ])
                     }
                 }
+            }
+            if allowed("refactor.rewrite"), let game = analysis.game(at: wanted.lowerBound),
+                !game.analysis.playedNodes.isEmpty,
+                let index = analysis.games.firstIndex(where: { $0.start == game.start })
+            {
+                let reviewed = engines.review(of: game.analysis.text) != nil
+                actions.append([
+                    "title": .string(reviewed ? "Annotate game with the review" : "Review and annotate game"),
+                    "kind": "refactor.rewrite",
+                    "command": [
+                        "title": "Annotate game with the review", "command": "pgn.annotateGame",
+                        "arguments": [.string(document.uri), .integer(index)],
+                    ],
+                ])
             }
             if allowed("source.fixAll") {
                 let edits = safeFixes(analysis)
@@ -75,7 +90,9 @@ extension PGNLanguageServer {
 
     /// `pgn.*` commands.
     func registerCommands() {
-        server.capabilities.features["executeCommandProvider"] = ["commands": ["pgn.fixAll"]]
+        server.capabilities.features["executeCommandProvider"] = [
+            "commands": .array((["pgn.fixAll"] + Self.engineCommands).map { .string($0) })
+        ]
         server.registerRequest("workspace/executeCommand", staleOnEdit: false) { [self] params, context in
             switch params["command"]?.stringValue {
             case "pgn.fixAll":
@@ -94,6 +111,7 @@ extension PGNLanguageServer {
                     ])
                 return .null
             case let other:
+                if let other, let result = try await executeEngineCommand(other, params, context) { return result }
                 throw ResponseError(.invalidParams, "unknown command \(other ?? "(none)")")
             }
         }

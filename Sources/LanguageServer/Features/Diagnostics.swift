@@ -29,13 +29,15 @@ extension PGNLanguageServer {
         }
         server.registerRequest("textDocument/diagnostic") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
-            let resultID = "\(document.version)-\(currentSettings.hashValue)"
+            let resultID = "\(document.version)-\(currentSettings.hashValue)-\(engines.generation)"
             if params["previousResultId"]?.stringValue == resultID {
                 return ["kind": "unchanged", "resultId": .string(resultID)]
             }
             return [
                 "kind": "full", "resultId": .string(resultID),
-                "items": .array(lspDiagnostics(analysis, document, context.positionEncoding)),
+                "items": .array(
+                    lspDiagnostics(analysis, document, context.positionEncoding)
+                        + reviewDiagnostics(analysis, document, context.positionEncoding)),
             ]
         }
     }
@@ -46,7 +48,8 @@ extension PGNLanguageServer {
             "textDocument/publishDiagnostics",
             params: [
                 "uri": .string(document.uri), "version": .integer(document.version),
-                "diagnostics": .array(lspDiagnostics(analysis, document, encoding)),
+                "diagnostics": .array(
+                    lspDiagnostics(analysis, document, encoding) + reviewDiagnostics(analysis, document, encoding)),
             ])
     }
 

@@ -24,7 +24,10 @@ extension PGNLanguageServer {
             switch node.kind {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }
-                return hover(moveHover(move, a, index), game.start, node.range, document, context.positionEncoding)
+                var text = moveHover(move, a, index)
+                let engine = await engineHover(move)
+                if !engine.isEmpty { text += "\n\n---\n\n" + engine }
+                return hover(text, game.start, node.range, document, context.positionEncoding)
             case .nag:
                 let text: String
                 if node.value < 0 {

@@ -20,6 +20,9 @@ extension PGNLanguageServer {
             }
             for game in analysis.games where game.range.overlaps(wanted) || game.range.upperBound == wanted.lowerBound {
                 let a = game.analysis
+                for review in reviewHints(game, in: wanted) {
+                    hint(review.offset, review.label, tooltip: review.tooltip)
+                }
                 for node in a.syntax.nodes {
                     let end = node.range.upperBound + game.start
                     guard wanted.contains(end) || wanted.upperBound == end else { continue }

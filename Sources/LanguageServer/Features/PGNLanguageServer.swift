@@ -6,6 +6,8 @@ import PGN
 public final class PGNLanguageServer: Sendable {
     public let server: Server
     public let analyzer = PGNAnalyzer()
+    /// The engine and the reviews done.
+    public let engines = EngineCenter()
     let settings = Locked(Settings())
     let pendingWarnings = Locked<[String]>([])
     let publisher: Debouncer<DocumentURI>
@@ -31,6 +33,7 @@ public final class PGNLanguageServer: Sendable {
         registerCodeActions()
         registerFormatting()
         registerCommands()
+        registerEngineFeatures()
     }
 
     /// The analysis of the document a request names, as the request sees it.

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import PGN
 
@@ -9,6 +10,44 @@ struct Settings: Sendable, Hashable {
     var missingTags = true
     var nonCanonicalNotation = true
     var lineLength = 80
+    var inlayReview = true
+    var reviewDiagnostics = true
+    /// The engine: path, threads, hash, lines, WDL. Never from a document.
+    var engine = EngineConfiguration()
+    var engineProcesses = 2
+    /// The time an engine may think during a hover; 0 leaves the engine out of hovers.
+    var hoverMilliseconds = 300
+    var reviewDepth = 12
+    /// Time per position in a review, instead of a depth, when above 0.
+    var reviewMovetime = 0
+    var reviewPresetName = "lichess"
+    var reviewThresholds = (inaccuracy: 5.0, mistake: 10.0, blunder: 20.0)
+
+    var reviewPreset: ReviewPreset {
+        switch reviewPresetName {
+        case "chesscom": return .chesscom
+        case "encroissant": return .encroissant
+        case "custom":
+            return .custom(
+                inaccuracy: reviewThresholds.inaccuracy, mistake: reviewThresholds.mistake,
+                blunder: reviewThresholds.blunder)
+        default: return .lichess
+        }
+    }
+
+    var reviewLimit: SearchLimit {
+        reviewMovetime > 0 ? .movetime(.milliseconds(reviewMovetime)) : .depth(reviewDepth)
+    }
+
+    static func == (lhs: Settings, rhs: Settings) -> Bool { lhs.key == rhs.key }
+    func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    /// Every value, for equality and the diagnostics' result ids.
+    private var key: String {
+        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(lineLength) \(inlayReview) "
+            + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
+            + "\(reviewPresetName) \(reviewThresholds)"
+    }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
     static func read(_ json: JSONValue, over base: Settings = Settings()) -> (Settings, unknown: [String]) {
@@ -17,6 +56,21 @@ struct Settings: Sendable, Hashable {
         guard let members = json.objectValue else { return (settings, json.isNull ? [] : ["(not an object)"]) }
         func bool(_ value: JSONValue, _ path: String, _ apply: (Bool) -> Void) {
             if let flag = value.boolValue { apply(flag) } else { unknown.append("\(path) (expected true or false)") }
+        }
+        func int(_ value: JSONValue, _ path: String, _ bounds: ClosedRange<Int>, _ apply: (Int) -> Void) {
+            if let n = value.intValue, bounds.contains(n) {
+                apply(n)
+            } else {
+                unknown.append("\(path) (expected an integer from \(bounds.lowerBound) to \(bounds.upperBound))")
+            }
+        }
+        func percent(_ value: JSONValue, _ path: String, _ apply: (Double) -> Void) {
+            let number = value.doubleValue ?? value.intValue.map(Double.init)
+            if let number, number > 0, number <= 100 {
+                apply(number)
+            } else {
+                unknown.append("\(path) (expected a number of Win% points above 0, at most 100)")
+            }
         }
         for (section, value) in members {
             guard let inner = value.objectValue else {
@@ -37,6 +91,33 @@ struct Settings: Sendable, Hashable {
                     } else {
                         unknown.append("\(path) (expected an integer from 40 to 255)")
                     }
+                case "inlayHints.review": bool(value, path) { settings.inlayReview = $0 }
+                case "diagnostics.review": bool(value, path) { settings.reviewDiagnostics = $0 }
+                case "engine.path":
+                    if let text = value.stringValue {
+                        settings.engine.path = text.isEmpty ? nil : text
+                    } else if value.isNull {
+                        settings.engine.path = nil
+                    } else {
+                        unknown.append("\(path) (expected a string)")
+                    }
+                case "engine.threads": int(value, path, 1...1024) { settings.engine.threads = $0 }
+                case "engine.hash": int(value, path, 1...65536) { settings.engine.hashMegabytes = $0 }
+                case "engine.multiPV": int(value, path, 1...10) { settings.engine.multiPV = $0 }
+                case "engine.showWDL": bool(value, path) { settings.engine.showWDL = $0 }
+                case "engine.processes": int(value, path, 1...64) { settings.engineProcesses = $0 }
+                case "engine.hoverMs": int(value, path, 0...60000) { settings.hoverMilliseconds = $0 }
+                case "review.depth": int(value, path, 1...60) { settings.reviewDepth = $0 }
+                case "review.movetime": int(value, path, 0...600_000) { settings.reviewMovetime = $0 }
+                case "review.preset":
+                    if let name = value.stringValue, ["lichess", "chesscom", "encroissant", "custom"].contains(name) {
+                        settings.reviewPresetName = name
+                    } else {
+                        unknown.append("\(path) (expected lichess, chesscom, encroissant or custom)")
+                    }
+                case "review.inaccuracy": percent(value, path) { settings.reviewThresholds.inaccuracy = $0 }
+                case "review.mistake": percent(value, path) { settings.reviewThresholds.mistake = $0 }
+                case "review.blunder": percent(value, path) { settings.reviewThresholds.blunder = $0 }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }

@@ -1,0 +1,539 @@
+import ChessCore
+import Engine
+import Foundation
+import PGN
+
+/// The engine behind hovers and reviews, and the reviews done so far.
+///
+/// Reviews are kept by game text: a review stays attached to its game while edits elsewhere
+/// in the file leave that game's text alone, and is dropped from view once the game changes.
+public final class EngineCenter: Sendable {
+    struct StoredReview: Sendable {
+        var review: GameReview
+        /// The node of each reviewed move, in the game's syntax.
+        var nodes: [Int]
+    }
+
+    struct Running {
+        var uri: DocumentURI
+        var texts: Set<GameText>
+        var cancel: @Sendable (CancellationToken.Reason) -> Void
+        var progressToken: String?
+    }
+
+    private struct State {
+        var pool: EnginePool?
+        var poolKey: String?
+        var reportedFailure: String?
+        var reviews: [GameText: StoredReview] = [:]
+        var running: [Int: Running] = [:]
+        var nextID = 0
+        /// Bumped by every finished review: pulled diagnostics change with it.
+        var generation = 0
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    deinit {
+        state.withLock { $0.pool }?.shutdown()
+    }
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// The pool for the current settings, made anew when the engine settings change.
+    func pool(_ settings: Settings) -> EnginePool {
+        let key = "\(settings.engine) \(settings.engineProcesses)"
+        let (pool, old) = state.withLock { state -> (EnginePool, EnginePool?) in
+            if let pool = state.pool, state.poolKey == key { return (pool, nil) }
+            let old = state.pool
+            let pool = EnginePool(configuration: settings.engine, size: settings.engineProcesses)
+            state.pool = pool
+            state.poolKey = key
+            state.reportedFailure = nil
+            return (pool, old)
+        }
+        old?.shutdown()
+        return pool
+    }
+
+    /// True the first time a failure is seen for the current pool: it is reported once.
+    func shouldReport(_ error: EngineError) -> Bool {
+        state.withLock { state in
+            guard state.reportedFailure == nil else { return false }
+            state.reportedFailure = error.description
+            return true
+        }
+    }
+
+    func review(of text: GameText) -> StoredReview? { state.withLock { $0.reviews[text] } }
+
+    func store(_ review: StoredReview, for text: GameText) {
+        state.withLock { state in
+            state.reviews[text] = review
+            state.generation += 1
+        }
+    }
+
+    /// Registers a running review; returns its id.
+    func started(_ running: Running) -> Int {
+        state.withLock { state in
+            state.nextID += 1
+            state.running[state.nextID] = running
+            return state.nextID
+        }
+    }
+
+    func finished(_ id: Int) {
+        _ = state.withLock { $0.running.removeValue(forKey: id) }
+    }
+
+    /// Cancels the reviews of games of `uri` whose text is no longer in the document.
+    func cancelReviews(of uri: DocumentURI, keeping texts: Set<GameText>?) {
+        let cancels = state.withLock { state in
+            state.running.values.filter { $0.uri == uri && !$0.texts.isSubset(of: texts ?? []) }.map(\.cancel)
+        }
+        for cancel in cancels { cancel(.contentModified) }
+    }
+
+    /// Cancels the review shown by a progress token.
+    func cancelReview(progressToken: String) {
+        let cancels = state.withLock { state in
+            state.running.values.filter { $0.progressToken == progressToken }.map(\.cancel)
+        }
+        for cancel in cancels { cancel(.cancelledByClient) }
+    }
+}
+
+extension PGNLanguageServer {
+    static let engineCommands = ["pgn.reviewGame", "pgn.reviewFile", "pgn.annotateGame"]
+
+    func registerEngineFeatures() {
+        server.capabilities.features["codeLensProvider"] = ["resolveProvider": false]
+        server.observeDocuments { [self] event, _ in
+            switch event {
+            case .changed(let document, _):
+                let texts = Set(analyzer.analysis(of: document).games.map(\.analysis.text))
+                engines.cancelReviews(of: document.uri, keeping: texts)
+            case .closed(let document):
+                engines.cancelReviews(of: document.uri, keeping: nil)
+            default:
+                break
+            }
+        }
+        server.registerNotification("window/workDoneProgress/cancel") { [self] params, _ in
+            if let token = params["token"]?.stringValue { engines.cancelReview(progressToken: token) }
+        }
+        server.registerRequest("textDocument/codeLens") { [self] params, context in
+            let (document, analysis) = try analysis(params, context)
+            var lenses: [JSONValue] = []
+            for (index, game) in analysis.games.enumerated() where !game.analysis.playedNodes.isEmpty {
+                let at = range(game.start..<game.start, document, context.positionEncoding)
+                let arguments: JSONValue = [.string(document.uri), .integer(index)]
+                if let stored = engines.review(of: game.analysis.text) {
+                    let review = stored.review
+                    func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
+                        guard let accuracy, let acpl else { return "\(name): no moves" }
+                        return "\(name) \(String(format: "%.1f", accuracy))% · ACPL \(Int(acpl.rounded()))"
+                    }
+                    let title =
+                        "\(player("White", review.whiteAccuracy, review.whiteACPL))  |  \(player("Black", review.blackAccuracy, review.blackACPL))"
+                    lenses.append([
+                        "range": at,
+                        "command": ["title": .string(title), "command": "pgn.reviewGame", "arguments": arguments],
+                    ])
+                    lenses.append([
+                        "range": at,
+                        "command": [
+                            "title": "Annotate game with the review", "command": "pgn.annotateGame",
+                            "arguments": arguments,
+                        ],
+                    ])
+                } else {
+                    lenses.append([
+                        "range": at,
+                        "command": ["title": "Review game", "command": "pgn.reviewGame", "arguments": arguments],
+                    ])
+                }
+            }
+            return .array(lenses)
+        }
+    }
+
+    /// Runs an engine command; nil when the name is not one.
+    func executeEngineCommand(_ name: String, _ params: JSONValue, _ context: RequestContext) async throws -> JSONValue?
+    {
+        guard Self.engineCommands.contains(name) else { return nil }
+        let arguments = params["arguments"]?.arrayValue ?? []
+        guard let uri = arguments.first?.stringValue ?? arguments.first?["uri"]?.stringValue else {
+            throw ResponseError(.invalidParams, "\(name) takes the document URI, then a position or a game index")
+        }
+        let document = try context.document(uri)
+        let analysis = analyzer.analysis(of: document)
+        var selected: [Int]
+        if name == "pgn.reviewFile" {
+            selected = Array(analysis.games.indices)
+        } else if let index = arguments.dropFirst().first?.intValue {
+            guard analysis.games.indices.contains(index) else {
+                throw ResponseError(.invalidParams, "there is no game \(index) in \(uri)")
+            }
+            selected = [index]
+        } else if let position = arguments.dropFirst().first, let line = position["line"]?.intValue,
+            let character = position["character"]?.intValue
+        {
+            let offset = document.offset(
+                of: Position(line: line, character: character), encoding: context.positionEncoding)
+            guard let game = analysis.game(at: offset),
+                let index = analysis.games.firstIndex(where: { $0.start == game.start })
+            else { throw ResponseError(.invalidParams, "there is no game at line \(line + 1)") }
+            selected = [index]
+        } else {
+            selected = analysis.games.isEmpty ? [] : [0]
+        }
+        selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty }
+        guard !selected.isEmpty else { throw ResponseError(.invalidParams, "there is no game with moves to review") }
+
+        let reviews = try await reviewGames(selected, of: analysis, uri: uri, context)
+        if name == "pgn.annotateGame" {
+            var edits: [Diagnostic.Edit] = []
+            for (index, stored) in reviews {
+                let game = analysis.games[index]
+                let replay = game.analysis.gameReplay
+                guard let mainline = Mainline(replay) else { continue }
+                edits += ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay).map {
+                    Diagnostic.Edit(
+                        range: ($0.range.lowerBound + game.start)..<($0.range.upperBound + game.start), text: $0.text)
+                }
+            }
+            let answer = try await server.sendRequest(
+                "workspace/applyEdit",
+                params: [
+                    "label": "Annotate game with the review",
+                    "edit": workspaceEdit(document, edits, context.positionEncoding),
+                ])
+            return ["applied": answer["applied"] ?? false]
+        }
+        var results: [JSONValue] = []
+        for (index, stored) in reviews {
+            let review = stored.review
+            func number(_ value: Double?) -> JSONValue { value.map { .double(($0 * 10).rounded() / 10) } ?? .null }
+            results.append([
+                "game": .integer(index),
+                "white": ["accuracy": number(review.whiteAccuracy), "acpl": number(review.whiteACPL)],
+                "black": ["accuracy": number(review.blackAccuracy), "acpl": number(review.blackACPL)],
+                "errors": .array(review.errors.map { .string($0.summary) }),
+            ])
+        }
+        return .array(results)
+    }
+
+    /// Reviews games (or takes their stored reviews), with progress, cancellable by the client
+    /// and by an edit to one of the games.
+    private func reviewGames(
+        _ indices: [Int], of analysis: DocumentAnalysis, uri: DocumentURI, _ context: RequestContext
+    ) async throws -> [(Int, EngineCenter.StoredReview)] {
+        let settings = currentSettings
+        let pool = engines.pool(settings)
+        var todo: [(Int, Mainline)] = []
+        var done: [(Int, EngineCenter.StoredReview)] = []
+        for index in indices {
+            let game = analysis.games[index].analysis
+            if let stored = engines.review(of: game.text), stored.review.limit == settings.reviewLimit,
+                stored.review.preset == settings.reviewPreset
+            {
+                done.append((index, stored))
+            } else if let mainline = Mainline(game.gameReplay), !mainline.moves.isEmpty {
+                todo.append((index, mainline))
+            }
+        }
+        guard !todo.isEmpty else { return done }
+        // Registered before the client hears of the progress, so that a cancellation finds it.
+        let token = context.session.clientCapabilities.supportsWorkDoneProgress ? "pgn-lsp-\(UUID().uuidString)" : nil
+        let id = engines.started(
+            .init(
+                uri: uri, texts: Set(todo.map { analysis.games[$0.0].analysis.text }),
+                cancel: { [cancellation = context.cancellation] reason in cancellation.cancel(reason) },
+                progressToken: token))
+        defer { engines.finished(id) }
+        let progress = await Progress.begin(
+            server, token: token,
+            title: todo.count == 1 ? "Reviewing game \(todo[0].0 + 1)" : "Reviewing \(todo.count) games")
+        let total = todo.reduce(0) { $0 + $1.1.moves.count + 1 }
+        let counted = Locked(0)
+        var outcome = ""
+        defer { progress.end(outcome) }
+        for (index, mainline) in todo {
+            let text = analysis.games[index].analysis.text
+            let task = Task {
+                try await GameReviewer.review(
+                    from: mainline.start, moves: mainline.moves.map(\.move), pool: pool, limit: settings.reviewLimit,
+                    preset: settings.reviewPreset
+                ) { _, _ in
+                    let n = counted.withLock { n in
+                        n += 1
+                        return n
+                    }
+                    progress.report(done: n, of: total, "game \(index + 1)")
+                }
+            }
+            let review: GameReview
+            do {
+                review = try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            } catch let error as EngineError {
+                outcome = error.description
+                server.sendNotification(
+                    "window/showMessage", params: ["type": 1, "message": .string(error.description)])
+                throw ResponseError(.requestFailed, error.description)
+            } catch is CancellationError {
+                outcome = "Cancelled"
+                throw CancellationError()
+            }
+            let stored = EngineCenter.StoredReview(review: review, nodes: mainline.moves.map(\.node))
+            engines.store(stored, for: text)
+            done.append((index, stored))
+        }
+        outcome = done.count == 1 ? done[0].1.review.oneLine : "Reviewed \(done.count) games"
+        server.sendNotification(
+            "window/showMessage", params: ["type": 3, "message": .string("pgn-lsp: \(outcome)")])
+        afterReview(uri, context)
+        return done.sorted { $0.0 < $1.0 }
+    }
+
+    /// New review results: diagnostics are pushed again, and hints and lenses refreshed.
+    private func afterReview(_ uri: DocumentURI, _ context: RequestContext) {
+        if let document = server.documents[uri] { publish(document, encoding: context.positionEncoding) }
+        let capabilities = context.session.clientCapabilities
+        if capabilities.value(at: "workspace", "inlayHint", "refreshSupport")?.boolValue == true {
+            Task { _ = try? await server.sendRequest("workspace/inlayHint/refresh") }
+        }
+        if capabilities.value(at: "workspace", "codeLens", "refreshSupport")?.boolValue == true {
+            Task { _ = try? await server.sendRequest("workspace/codeLens/refresh") }
+        }
+    }
+
+    /// The review's diagnostics for a document: inaccuracies as information, mistakes and
+    /// blunders as warnings, on the move.
+    func reviewDiagnostics(
+        _ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding
+    )
+        -> [JSONValue]
+    {
+        guard currentSettings.reviewDiagnostics else { return [] }
+        var items: [JSONValue] = []
+        for game in analysis.games {
+            guard let stored = engines.review(of: game.analysis.text) else { continue }
+            for (move, node) in zip(stored.review.moves, stored.nodes) {
+                guard let judgement = move.judgement else { continue }
+                let nodeRange = game.analysis.syntax.nodes[node].range
+                items.append([
+                    "range": range(
+                        (nodeRange.lowerBound + game.start)..<(nodeRange.upperBound + game.start), document, encoding),
+                    "severity": .integer(judgement == .inaccuracy ? 3 : 2),
+                    "code": .string("review-\(judgement.name)"),
+                    "source": "pgn-lsp review",
+                    "message": .string(move.message),
+                ])
+            }
+        }
+        return items
+    }
+
+    /// Inlay hints of reviewed moves: the judgement glyph and the evaluation after the move.
+    func reviewHints(_ game: PlacedGame, in wanted: Range<Int>) -> [(offset: Int, label: String, tooltip: String)] {
+        guard currentSettings.inlayReview, let stored = engines.review(of: game.analysis.text) else { return [] }
+        var hints: [(Int, String, String)] = []
+        for (move, node) in zip(stored.review.moves, stored.nodes) {
+            let end = game.analysis.syntax.nodes[node].range.upperBound + game.start
+            guard wanted.contains(end) || wanted.upperBound == end else { continue }
+            let glyph = move.judgement.map { "\($0.glyph) " } ?? ""
+            var tooltip = "Engine, depth \(move.depth): \(move.afterText) after the move (White's view)"
+            if move.judgement != nil { tooltip = move.message + " " + tooltip }
+            hints.append((end, glyph + move.afterText, tooltip))
+        }
+        return hints
+    }
+
+    /// The engine's part of a move's hover: the evaluation after the move with its line, and
+    /// the evaluation before it with the judgement of the move played. Empty when no engine
+    /// answers within `pgn.engine.hoverMs`.
+    func engineHover(_ move: ReplayedMove) async -> String {
+        let settings = currentSettings
+        guard settings.hoverMilliseconds > 0 else { return "" }
+        let pool = engines.pool(settings)
+        let budget = Duration.milliseconds(settings.hoverMilliseconds)
+        let limit = SearchLimit.movetime(budget)
+        let terminal = move.after.isCheckmate || move.after.isStalemate
+        do {
+            // A hard deadline: an engine that hangs is left to its own timeout, not waited for.
+            let found = try await withDeadline(budget * 2 + .milliseconds(200)) {
+                async let afterAnalysis = terminal ? nil : pool.analyse(move.after, limit: limit, waitingAtMost: budget)
+                async let beforeAnalysis = pool.analyse(move.before, limit: limit, waitingAtMost: budget)
+                return try await (afterAnalysis, beforeAnalysis)
+            }
+            guard let (after, before) = found else { return "" }
+            return Self.engineText(move, after: after, before: before)
+        } catch let error as EngineError {
+            if engines.shouldReport(error) {
+                server.sendNotification(
+                    "window/showMessage", params: ["type": 2, "message": .string(error.description)])
+            }
+            server.log(.warning, error.description)
+            return ""
+        } catch {
+            return ""
+        }
+    }
+
+    static func engineText(_ move: ReplayedMove, after: PositionAnalysis?, before: PositionAnalysis?) -> String {
+        var lines: [String] = []
+        let mover = move.before.turn
+        if move.after.isCheckmate {
+            lines.append("**Engine**: checkmate")
+        } else if move.after.isStalemate {
+            lines.append("**Engine**: stalemate")
+        } else if let after, let best = after.best {
+            var head = "**Engine** `\(best.score.displayText)`"
+            if best.bound != .exact { head += best.bound == .lowerBound ? " (at least)" : " (at most)" }
+            head += " · depth \(after.depth)"
+            if let wdl = best.wdl {
+                head += " · W \(percent(wdl.win)) D \(percent(wdl.draw)) L \(percent(wdl.loss))"
+            } else {
+                head += " · Win% \(String(format: "%.1f", ReviewFormulas.winPercent(best.score)))"
+            }
+            lines.append(head)
+            if !best.moves.isEmpty {
+                lines.append("")
+                lines.append("Best line: \(ReviewAnnotator.movetext(best.moves.prefix(8), from: move.after))")
+            }
+        }
+        if let before, let bestBefore = before.best {
+            var text = "Before the move: `\(bestBefore.score.displayText)`"
+            if let choice = before.bestMove, choice != move.move {
+                text += ", best **\(move.before.san(choice))**"
+            }
+            let afterScore: Score? =
+                move.after.isCheckmate
+                ? (mover == .white ? .mate(1) : .mate(-1))
+                : move.after.isStalemate ? .centipawns(0) : after?.best?.score
+            if before.bestMove == move.move {
+                text += " · the engine's choice"
+            } else if let afterScore {
+                let view = { (score: Score) in mover == .white ? score : score.negated }
+                if let judgement = ReviewFormulas.judge(before: view(bestBefore.score), after: view(afterScore)) {
+                    text += " · this move: **\(judgement.name)** \(judgement.glyph)"
+                }
+            }
+            lines.append("")
+            lines.append(text)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func percent(_ permille: Int) -> String { "\((permille + 5) / 10)%" }
+}
+
+extension GameReview {
+    /// `White 53.5% (ACPL 161), Black 87.2% (ACPL 26); 2 blunders`.
+    var oneLine: String {
+        func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
+            guard let accuracy, let acpl else { return "\(name): no moves" }
+            return "\(name) \(String(format: "%.1f", accuracy))% (ACPL \(Int(acpl.rounded())))"
+        }
+        let counts = Judgement.allCases.reversed().map { j in
+            let n = moves.count { $0.judgement == j }
+            return "\(n) \(j == .inaccuracy ? (n == 1 ? "inaccuracy" : "inaccuracies") : j.name + (n == 1 ? "" : "s"))"
+        }
+        return
+            "Review: \(player("White", whiteAccuracy, whiteACPL)), \(player("Black", blackAccuracy, blackACPL)); \(counts.joined(separator: ", "))"
+    }
+}
+
+/// Work-done progress for a long task, when the client supports it; silent otherwise.
+struct Progress: Sendable {
+    let server: Server
+    let token: String?
+    private let lastPercent = Locked(-1)
+
+    /// Creates the progress `token` (nil: the client does not support progress) and begins it.
+    static func begin(_ server: Server, token: String?, title: String) async -> Progress {
+        guard let token,
+            (try? await server.sendRequest("window/workDoneProgress/create", params: ["token": .string(token)])) != nil
+        else { return Progress(server: server, token: nil) }
+        server.sendNotification(
+            "$/progress",
+            params: [
+                "token": .string(token),
+                "value": ["kind": "begin", "title": .string(title), "cancellable": true, "percentage": 0],
+            ])
+        return Progress(server: server, token: token)
+    }
+
+    private init(server: Server, token: String?) {
+        self.server = server
+        self.token = token
+    }
+
+    func report(done: Int, of total: Int, _ message: String) {
+        guard let token else { return }
+        let percent = total == 0 ? 100 : done * 100 / total
+        // One report per percent at most.
+        guard
+            lastPercent.withLock({ last in
+                defer { last = max(last, percent) }
+                return percent > last
+            })
+        else { return }
+        server.sendNotification(
+            "$/progress",
+            params: [
+                "token": .string(token),
+                "value": [
+                    "kind": "report", "percentage": .integer(percent),
+                    "message": .string("\(message): \(done)/\(total)"),
+                ],
+            ])
+    }
+
+    func end(_ message: String) {
+        guard let token else { return }
+        server.sendNotification(
+            "$/progress", params: ["token": .string(token), "value": ["kind": "end", "message": .string(message)]])
+    }
+}
+
+/// The result of `work`, or nil when `limit` passes first; then `work` is cancelled and left
+/// to finish on its own.
+func withDeadline<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T? {
+    let task = Task { try await work() }
+    let outcome = Locked<CheckedContinuation<Result<T, any Error>?, Never>?>(nil)
+    let result = await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, Never>) in
+            outcome.withLock { $0 = continuation }
+            func finish(_ value: Result<T, any Error>?) {
+                outcome.withLock { pending in
+                    pending?.resume(returning: value)
+                    pending = nil
+                }
+            }
+            Task {
+                do { finish(.success(try await task.value)) } catch { finish(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                finish(nil)
+            }
+        }
+    } onCancel: {
+        task.cancel()
+    }
+    guard let result else {
+        task.cancel()
+        return nil
+    }
+    return try result.get()
+}
