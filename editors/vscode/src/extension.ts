@@ -15,10 +15,15 @@ export async function activate(_context: vscode.ExtensionContext): Promise<void>
     initializationOptions: { pgn: JSON.parse(JSON.stringify(settings)) },
     middleware: {
       // The `pgn.*` commands run in the server; from the command palette they get no
-      // arguments, so they are given the active document's URI.
+      // arguments, so they are given the active document's URI and the cursor's position
+      // (the game under the cursor).
       executeCommand: async (name, args, next) => {
-        const uri = vscode.window.activeTextEditor?.document.uri.toString();
-        return next(name, args.length > 0 || uri === undefined ? args : [uri]);
+        const editor = vscode.window.activeTextEditor;
+        if (args.length > 0 || editor === undefined) {
+          return next(name, args);
+        }
+        const cursor = editor.selection.active;
+        return next(name, [editor.document.uri.toString(), { line: cursor.line, character: cursor.character }]);
       },
     },
   };

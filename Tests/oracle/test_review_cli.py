@@ -1,0 +1,66 @@
+"""`pgn-lsp review` with the real Stockfish: the summary, JSON, one game of several, annotation."""
+import json
+import subprocess
+
+import chess.pgn
+
+from conftest import ROOT, binary
+
+BLUNDER = ROOT / "samples" / "blunder.pgn"
+
+
+def review(*args):
+    return subprocess.run([str(binary()), "review", *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def test_text_summary_names_the_blunder():
+    result = review(BLUNDER, "--depth", "12")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Game 1: White – Black, 0-1"
+    assert lines[1].startswith("  White: accuracy ") and "ACPL" in lines[1] and "blunder" in lines[1]
+    assert lines[2].startswith("  Black: accuracy ")
+    nxf7 = [line for line in lines if line.startswith("  5. Nxf7 ")]
+    assert len(nxf7) == 1 and nxf7[0].startswith("  5. Nxf7 blunder (+") and " → −" in nxf7[0]
+    assert ", best " in nxf7[0]
+
+
+def test_json_and_game_selection(tmp_path):
+    two = tmp_path / "two.pgn"
+    two.write_text('[Event "A"]\n[Result "*"]\n\n1. d4 d5 *\n\n' + BLUNDER.read_text())
+    result = review(two, "--game", "2", "--depth", "8", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    (game,) = json.loads(result.stdout)
+    assert game["game"] == 2 and game["white"] == "White"
+    assert len(game["moves"]) == 14
+    assert game["moves"][8]["move"] == "5. Nxf7"
+    assert game["moves"][13]["after"] is not None
+    assert 0 <= game["accuracy"]["white"] <= 100
+    missing = review(two, "--game", "3")
+    assert missing.returncode != 0 and "there is no game 3" in missing.stderr
+
+
+def test_annotate_writes_a_valid_game_with_the_same_moves(tmp_path):
+    out = tmp_path / "annotated.pgn"
+    original = BLUNDER.read_text().replace("1. e4 e5", "1. e4 { [%clk 0:03:00] } e5")
+    source = tmp_path / "source.pgn"
+    source.write_text(original)
+    result = review(source, "--depth", "10", "--annotate", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "{ [%eval " in text and "[%clk 0:03:00]" in text
+    # The clock comment is kept, merged with the evaluation.
+    assert "e4 { [%eval" in text and "[%clk 0:03:00] }" in text
+    assert "5. Nxf7??" in text and "(5. " in text
+    with open(out) as handle:
+        annotated = chess.pgn.read_game(handle)
+    with open(source) as handle:
+        plain = chess.pgn.read_game(handle)
+    assert list(annotated.mainline_moves()) == list(plain.mainline_moves())
+    assert annotated.headers["Annotator"] == "pgn-lsp"
+    evals = [node.eval() for node in annotated.mainline()]
+    assert sum(e is not None for e in evals) == 13
+    # python-chess reads the variation after the blunder.
+    nxf7 = list(annotated.mainline())[8]
+    assert nxf7.san() == "Nxf7" and len(nxf7.parent.variations) == 2
+    assert subprocess.run([str(binary()), "check", str(out)], capture_output=True).returncode == 0
