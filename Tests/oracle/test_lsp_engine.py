@@ -36,7 +36,9 @@ def fake_engine(tmp_path, mode, log=None, state=None):
 
 def start(path=STOCKFISH, capabilities=None, engine=None, review=None):
     client = LSPClient()
-    options = {"pgn": {"engine": {"path": path, **(engine or {})}, "review": {"depth": 10, **(review or {})}}}
+    # A long hover budget: the machine running the tests may be busy.
+    options = {"pgn": {"engine": {"path": path, "hoverMs": 1500, **(engine or {})},
+                       "review": {"depth": 10, **(review or {})}}}
     client.initialize(options=options, capabilities=capabilities)
     return client
 
@@ -331,5 +333,17 @@ def test_garbage_from_the_engine_is_ignored(tmp_path):
         result = review(client, URI)
         assert result[0]["black"]["accuracy"] is not None
         assert "**Engine** `" in hover(client, URI, BLUNDER, "Qg5")
+    finally:
+        client.close()
+
+
+def test_more_lines_with_multipv():
+    client = start(engine={"multiPV": 3})
+    try:
+        client.open(URI, BLUNDER)
+        text = hover(client, URI, BLUNDER, "Nc6")
+        assert "Best line: 3." in text
+        others = [line for line in text.split("\n") if line.startswith("- `")]
+        assert len(others) == 2, text
     finally:
         client.close()

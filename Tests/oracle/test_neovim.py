@@ -184,7 +184,8 @@ def hint_labels(seen: dict) -> list:
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory):
-    return run_neovim(tmp_path_factory.mktemp("nvim-default"), {})
+    # A long hover budget for the engine: the machine running the tests may be busy.
+    return run_neovim(tmp_path_factory.mktemp("nvim-default"), {"engine": {"hoverMs": 1500}})
 
 
 def test_plugin_attaches_to_pgn_buffers(default_run):

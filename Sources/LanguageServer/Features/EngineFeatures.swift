@@ -370,7 +370,7 @@ extension PGNLanguageServer {
         let terminal = move.after.isCheckmate || move.after.isStalemate
         do {
             // A hard deadline: an engine that hangs is left to its own timeout, not waited for.
-            let found = try await withDeadline(budget * 2 + .milliseconds(200)) {
+            let found = try await withDeadline(budget * 2 + .milliseconds(500)) {
                 async let afterAnalysis = terminal ? nil : pool.analyse(move.after, limit: limit, waitingAtMost: budget)
                 async let beforeAnalysis = pool.analyse(move.before, limit: limit, waitingAtMost: budget)
                 return try await (afterAnalysis, beforeAnalysis)
@@ -409,6 +409,11 @@ extension PGNLanguageServer {
             if !best.moves.isEmpty {
                 lines.append("")
                 lines.append("Best line: \(ReviewAnnotator.movetext(best.moves.prefix(8), from: move.after))")
+            }
+            // With pgn.engine.multiPV above 1, the other lines too.
+            for line in after.lines.dropFirst() where !line.moves.isEmpty {
+                lines.append(
+                    "- `\(line.score.displayText)` \(ReviewAnnotator.movetext(line.moves.prefix(8), from: move.after))")
             }
         }
         if let before, let bestBefore = before.best {
