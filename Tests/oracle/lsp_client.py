@@ -34,7 +34,12 @@ class LSPClient:
                     break
                 name, value = line.split(":", 1)
                 headers[name.lower()] = value.strip()
-            body = stream.read(int(headers["content-length"]))
+            length = int(headers["content-length"])
+            body = stream.read(length)
+            if len(body) < length:
+                # The server ended mid-message (a test closed it): the end of its output.
+                self.messages.put(None)
+                return
             self.messages.put(json.loads(body))
 
     def send_raw(self, data: bytes):
