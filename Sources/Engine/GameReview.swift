@@ -210,15 +210,17 @@ extension GameReview {
         let accuracy = color == .white ? whiteAccuracy : blackAccuracy
         let acpl = color == .white ? whiteACPL : blackACPL
         guard let accuracy, let acpl else { return "no moves" }
-        func count(_ judgement: Judgement) -> String {
-            let n = self.count(judgement, by: color)
-            let word =
-                judgement == .inaccuracy
-                ? (n == 1 ? "inaccuracy" : "inaccuracies") : judgement.name + (n == 1 ? "" : "s")
-            return "\(n) \(word)"
-        }
+        func count(_ judgement: Judgement) -> String { judgement.counted(self.count(judgement, by: color)) }
         let percent = (accuracy * 10).rounded() / 10
         return
             "accuracy \(percent)%, ACPL \(Int(acpl.rounded())), \(count(.inaccuracy)), \(count(.mistake)), \(count(.blunder))"
+    }
+}
+
+extension Judgement {
+    /// `1 blunder`, `2 inaccuracies`.
+    public func counted(_ n: Int) -> String {
+        let word = self == .inaccuracy ? (n == 1 ? "inaccuracy" : "inaccuracies") : name + (n == 1 ? "" : "s")
+        return "\(n) \(word)"
     }
 }

@@ -449,10 +449,7 @@ extension GameReview {
             guard let accuracy, let acpl else { return "\(name): no moves" }
             return "\(name) \(String(format: "%.1f", accuracy))% (ACPL \(Int(acpl.rounded())))"
         }
-        let counts = Judgement.allCases.reversed().map { j in
-            let n = moves.count { $0.judgement == j }
-            return "\(n) \(j == .inaccuracy ? (n == 1 ? "inaccuracy" : "inaccuracies") : j.name + (n == 1 ? "" : "s"))"
-        }
+        let counts = Judgement.allCases.reversed().map { j in j.counted(moves.count { $0.judgement == j }) }
         return
             "Review: \(player("White", whiteAccuracy, whiteACPL)), \(player("Black", blackAccuracy, blackACPL)); \(counts.joined(separator: ", "))"
     }
