@@ -25,6 +25,7 @@ final class LineQueue: Sendable {
     }
 
     private let state = Mutex(State())
+    static let maximumPendingLines = 10_000
 
     var hasExited: Bool { state.withLock { $0.exited } }
 
@@ -93,7 +94,11 @@ final class LineQueue: Sendable {
 
     private func deliver(_ lines: [String], exited: Bool) {
         let resume = state.withLock { state -> (CheckedContinuation<LineEvent, Never>, LineEvent)? in
-            state.lines += lines
+            // A program that floods its output faster than it is read (not an engine, or a
+            // broken one) loses what is beyond the bound rather than filling the memory.
+            if state.lines.count - state.head < Self.maximumPendingLines {
+                state.lines += lines.prefix(Self.maximumPendingLines - (state.lines.count - state.head))
+            }
             if exited { state.exited = true }
             guard let waiter = state.waiter, let event = Self.take(&state) else { return nil }
             state.waiter = nil

@@ -115,7 +115,22 @@ final class EngineFaultTests: XCTestCase {
         }
     }
 
-    func testCancellationStopsTheSearch() async throws {
+    func testAProgramThatFloodsItsOutputIsNotAnEngineAndUsesLittleMemory() async throws {
+        // `yes` prints "y" lines as fast as it can and never says `uciok`.
+        let pool = EnginePool(configuration: configuration("/usr/bin/yes"))
+        defer { pool.shutdown() }
+        do {
+            _ = try await pool.analyse(.startingPosition, limit: .depth(1))
+            XCTFail("yes is not an engine")
+        } catch let error as EngineError {
+            XCTAssertEqual(error, .notUCI("/usr/bin/yes"))
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        XCTAssertLessThan(usage.ru_maxrss, 512 << 10, "peak memory under 512 MB (ru_maxrss is in kB)")
+    }
+
+        func testCancellationStopsTheSearch() async throws {
         let pool = EnginePool(configuration: configuration(TestFiles.stockfish))
         defer { pool.shutdown() }
         let task = Task { try await pool.analyse(.startingPosition, limit: .depth(60)) }
