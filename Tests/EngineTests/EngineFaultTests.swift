@@ -130,7 +130,7 @@ final class EngineFaultTests: XCTestCase {
         XCTAssertLessThan(usage.ru_maxrss, 512 << 10, "peak memory under 512 MB (ru_maxrss is in kB)")
     }
 
-        func testCancellationStopsTheSearch() async throws {
+    func testCancellationStopsTheSearch() async throws {
         let pool = EnginePool(configuration: configuration(TestFiles.stockfish))
         defer { pool.shutdown() }
         let task = Task { try await pool.analyse(.startingPosition, limit: .depth(60)) }
