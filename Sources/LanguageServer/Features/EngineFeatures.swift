@@ -165,35 +165,9 @@ extension PGNLanguageServer {
     func executeEngineCommand(_ name: String, _ params: JSONValue, _ context: RequestContext) async throws -> JSONValue?
     {
         guard Self.engineCommands.contains(name) else { return nil }
-        let arguments = params["arguments"]?.arrayValue ?? []
-        guard let uri = arguments.first?.stringValue ?? arguments.first?["uri"]?.stringValue else {
-            throw ResponseError(.invalidParams, "\(name) takes the document URI, then a position or a game index")
-        }
-        let document = try context.document(uri)
-        let analysis = analyzer.analysis(of: document)
-        var selected: [Int]
-        if name == "pgn.reviewFile" {
-            selected = Array(analysis.games.indices)
-        } else if let index = arguments.dropFirst().first?.intValue {
-            guard analysis.games.indices.contains(index) else {
-                throw ResponseError(.invalidParams, "there is no game \(index) in \(uri)")
-            }
-            selected = [index]
-        } else if let position = arguments.dropFirst().first, let line = position["line"]?.intValue,
-            let character = position["character"]?.intValue
-        {
-            let offset = document.offset(
-                of: Position(line: line, character: character), encoding: context.positionEncoding)
-            guard let game = analysis.game(at: offset),
-                let index = analysis.games.firstIndex(where: { $0.start == game.start })
-            else { throw ResponseError(.invalidParams, "there is no game at line \(line + 1)") }
-            selected = [index]
-        } else {
-            selected = analysis.games.isEmpty ? [] : [0]
-        }
-        selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty }
-        guard !selected.isEmpty else { throw ResponseError(.invalidParams, "there is no game with moves to review") }
-
+        let (document, analysis, selected) = try selectGames(
+            name, params, context, allGames: name == "pgn.reviewFile")
+        let uri = document.uri
         let reviews = try await reviewGames(selected, of: analysis, uri: uri, context)
         if name == "pgn.annotateGame" {
             var edits: [Diagnostic.Edit] = []
@@ -226,6 +200,44 @@ extension PGNLanguageServer {
             ])
         }
         return .array(results)
+    }
+
+    /// The games a command names: its arguments are the document URI, then a game index or a
+    /// position (the game there); with neither, the first game. Games without a move are left out.
+    func selectGames(
+        _ name: String, _ params: JSONValue, _ context: RequestContext, allGames: Bool
+    ) throws
+        -> (Document, DocumentAnalysis, [Int])
+    {
+        let arguments = params["arguments"]?.arrayValue ?? []
+        guard let uri = arguments.first?.stringValue ?? arguments.first?["uri"]?.stringValue else {
+            throw ResponseError(.invalidParams, "\(name) takes the document URI, then a position or a game index")
+        }
+        let document = try context.document(uri)
+        let analysis = analyzer.analysis(of: document)
+        var selected: [Int]
+        if allGames {
+            selected = Array(analysis.games.indices)
+        } else if let index = arguments.dropFirst().first?.intValue {
+            guard analysis.games.indices.contains(index) else {
+                throw ResponseError(.invalidParams, "there is no game \(index) in \(uri)")
+            }
+            selected = [index]
+        } else if let position = arguments.dropFirst().first, let line = position["line"]?.intValue,
+            let character = position["character"]?.intValue
+        {
+            let offset = document.offset(
+                of: Position(line: line, character: character), encoding: context.positionEncoding)
+            guard let game = analysis.game(at: offset),
+                let index = analysis.games.firstIndex(where: { $0.start == game.start })
+            else { throw ResponseError(.invalidParams, "there is no game at line \(line + 1)") }
+            selected = [index]
+        } else {
+            selected = analysis.games.isEmpty ? [] : [0]
+        }
+        selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty }
+        guard !selected.isEmpty else { throw ResponseError(.invalidParams, "there is no game with moves") }
+        return (document, analysis, selected)
     }
 
     /// Reviews games (or takes their stored reviews), with progress, cancellable by the client

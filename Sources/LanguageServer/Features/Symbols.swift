@@ -117,8 +117,8 @@ extension PGNLanguageServer {
         }
     }
 
-    /// The `.pgn` files under the workspace folders (a bounded walk).
-    func workspaceFiles(_ context: RequestContext) -> [URL] {
+    /// The workspace folders (or the root) the client named, as file URLs.
+    func workspaceRoots(_ context: RequestContext) -> [URL] {
         let params = context.session.initializeParams
         var roots: [URL] = []
         for folder in params.json["workspaceFolders"]?.arrayValue ?? [] {
@@ -127,8 +127,13 @@ extension PGNLanguageServer {
         if roots.isEmpty, let uri = params.json["rootUri"]?.stringValue, let url = URL(string: uri), url.isFileURL {
             roots.append(url)
         }
+        return roots
+    }
+
+    /// The `.pgn` files under the workspace folders (a bounded walk).
+    func workspaceFiles(_ context: RequestContext) -> [URL] {
         var files: [URL] = []
-        for root in roots {
+        for root in workspaceRoots(context) {
             guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
                 continue
             }
