@@ -121,6 +121,10 @@ local function run()
   out.review_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       range = { start = { line = 0, character = 0 }, ["end"] = { line = 20, character = 0 } } }, 5000))
+  -- :PgnAnnotate writes the review into the buffer (workspace/applyEdit).
+  vim.cmd("PgnAnnotate")
+  vim.wait(10000, function() return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("%[%%eval") ~= nil end, 20)
+  out.annotated = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
 
   -- (c) inlay hints of the clean sample, from the same client
   bufnr = open("sample.pgn")
@@ -252,3 +256,9 @@ def test_review_command_reports_the_blunder_and_gives_inlay_hints(default_run):
                    for h in hints]
     assert len(labels) == 14
     assert any(label.startswith("?? ") for label in labels), labels
+
+
+def test_annotate_command_writes_the_review_into_the_buffer(default_run):
+    annotated = default_run["annotated"]
+    assert '[Annotator "pgn-lsp"]' in annotated
+    assert "5. Nxf7?? { [%eval -" in annotated and "Blunder." in annotated
