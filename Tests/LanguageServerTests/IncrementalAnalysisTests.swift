@@ -271,6 +271,7 @@ final class IncrementalAnalysisTests: XCTestCase {
                 }
             }
         }
+        print("\(edits) single edits")
         XCTAssertGreaterThan(edits, 10_000)
     }
 
@@ -317,6 +318,38 @@ final class IncrementalAnalysisTests: XCTestCase {
         let closed = analyzer.analysis(of: document)
         XCTAssertTrue(
             assertSame(closed, PGNAnalyzer(incremental: false).analysis(of: document), "after removing the '{'"))
+    }
+
+    /// A request may read a version that a later edit already replaced: it is read from an
+    /// earlier analysis, and the later version stays the current one.
+    func testAnOlderVersionIsReadFromAnEarlierAnalysis() throws {
+        let text = try Self.corpus("lichess/lichess_db_100k.pgn")
+        let analyzer = PGNAnalyzer()
+        let whole = PGNAnalyzer(incremental: false)
+        var document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        _ = analyzer.analysis(of: document)
+        func edited(_ document: Document, at offset: Int, _ text: String, version: Int) -> Document {
+            var document = document
+            let position = document.position(of: offset, encoding: .utf8)
+            document.apply(
+                [TextDocumentContentChangeEvent(range: LSPRange(start: position, end: position), text: text)],
+                version: version, encoding: .utf8)
+            return document
+        }
+        let second = edited(document, at: text.utf8.count / 3, "{", version: 2)
+        let third = edited(second, at: text.utf8.count / 3 + 1, "}", version: 3)
+        let newest = analyzer.analysis(of: third)
+        XCTAssertTrue(assertSame(newest, whole.analysis(of: third), "the third version"))
+        XCTAssertLessThan(newest.parsedBytes, 20_000)
+        let older = analyzer.analysis(of: second)
+        XCTAssertTrue(assertSame(older, whole.analysis(of: second), "the second version, read after the third"))
+        XCTAssertEqual(older.version, 2)
+        XCTAssertLessThan(older.parsedBytes, 20_000, "read from the first version's analysis")
+        document = edited(third, at: 10, " ", version: 4)
+        let fourth = analyzer.analysis(of: document)
+        XCTAssertTrue(assertSame(fourth, whole.analysis(of: document), "the fourth version"))
+        XCTAssertLessThan(fourth.parsedBytes, 20_000, "read from the third version's analysis")
+        XCTAssertEqual(analyzer.all.map(\.version), [4])
     }
 
     func testCombinedEditsDescribeTheWholeChange() {

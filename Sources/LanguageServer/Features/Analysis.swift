@@ -163,7 +163,7 @@ struct GameCut {
     var longComments: [Int]
 }
 
-/// Reads documents into `DocumentAnalysis` values and keeps the latest one of each, with a
+/// Reads documents into `DocumentAnalysis` values and keeps the latest ones of each, with a
 /// cache of game analyses by game text.
 ///
 /// After an edit, only the games around it are parsed again: the reading of the previous
@@ -172,7 +172,9 @@ struct GameCut {
 /// version (moved by the edit). Games before and after keep their analyses.
 public final class PGNAnalyzer: Sendable {
     private struct State {
-        var latest: [DocumentURI: DocumentAnalysis] = [:]
+        /// The latest analyses of each document, newest last: the last is the current one, the
+        /// others are bases for requests that read a version an edit already replaced.
+        var latest: [DocumentURI: [DocumentAnalysis]] = [:]
         var games: [GameText: GameAnalysis] = [:]
         /// How many games the latest analyses held when the cache was last trimmed to them.
         var liveGames = 0
@@ -188,11 +190,15 @@ public final class PGNAnalyzer: Sendable {
 
     /// The analysis of a document version, computed once.
     public func analysis(of document: Document) -> DocumentAnalysis {
-        let latest = state.withLock { $0.latest[document.uri] }
-        if let latest, latest.stamp == document.history.stamp { return latest.with(bytes: document.bytes) }
+        let earlier = state.withLock { $0.latest[document.uri] } ?? []
+        if let same = earlier.last(where: { $0.stamp == document.history.stamp }) {
+            return same.with(bytes: document.bytes)
+        }
+        // The newest earlier text of this document.
+        let base = earlier.last { document.history.edits(since: $0.stamp) != nil }
         var result: DocumentAnalysis
         var reread: [GameAnalysis]?
-        if incremental, let latest, let (analysis, games) = reading(document, after: latest) {
+        if incremental, let base, let (analysis, games) = reading(document, after: base) {
             (result, reread) = (analysis, games)
         } else {
             let cache = state.withLock { $0.games }
@@ -201,13 +207,17 @@ public final class PGNAnalyzer: Sendable {
         // The analysis kept holds no bytes: the document's bytes are then edited in place.
         let stored = result.with(bytes: [])
         state.withLock { state in
-            if let old = state.latest[document.uri] {
-                // A later text of the same document, or else a version not older.
-                let newer = document.history.edits(since: old.stamp) != nil || old.version <= result.version
-                if newer { state.latest[document.uri] = stored }
+            var versions = state.latest[document.uri] ?? []
+            if let current = versions.last {
+                // A later text of the same document, or else a version not older, is the current
+                // one; an older one is kept before it.
+                let newer = document.history.edits(since: current.stamp) != nil || current.version <= result.version
+                versions.insert(stored, at: newer ? versions.count : versions.count - 1)
+                if versions.count > Self.keptVersions { versions.removeFirst() }
             } else {
-                state.latest[document.uri] = stored
+                versions = [stored]
             }
+            state.latest[document.uri] = versions
             if let reread, state.games.count <= 2 * state.liveGames + 1024 {
                 // After an edit: the games read again join the cache; the stale ones leave it at
                 // the next trim.
@@ -217,7 +227,7 @@ public final class PGNAnalyzer: Sendable {
             } else {
                 // Keep the games of the open documents' latest versions.
                 var kept: [GameText: GameAnalysis] = [:]
-                for latest in state.latest.values {
+                for latest in state.latest.values.compactMap(\.last) {
                     for game in latest.games { kept[game.analysis.text] = game.analysis }
                 }
                 state.games = kept
@@ -233,7 +243,10 @@ public final class PGNAnalyzer: Sendable {
     }
 
     /// The latest analysis of every open document (without its bytes).
-    public var all: [DocumentAnalysis] { state.withLock { Array($0.latest.values) } }
+    public var all: [DocumentAnalysis] { state.withLock { $0.latest.values.compactMap(\.last) } }
+
+    /// How many analyses of each document are kept.
+    static let keptVersions = 4
 
     /// Whether `offset` lies in one of `ranges` (sorted, not overlapping).
     static func inside(_ ranges: [Range<Int>], _ offset: Int) -> Bool {
