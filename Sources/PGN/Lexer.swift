@@ -5,10 +5,16 @@ public struct Lexer {
     public private(set) var offset: Int
     /// Offset added to every token's range (the text's position in its file).
     public let base: Int
+    /// Where the brace comments start whose end was found only by reading to the end of the text
+    /// (left open, or closed at their first `}` because nesting left them open): what follows
+    /// them decides where they end, so an edit anywhere after one can change it. Rare.
+    public private(set) var longComments: [Int] = []
 
-    public init(_ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0) {
+    /// Lexes `bytes` from index `start`, which must be where a token begins (0, or the start of a
+    /// token of an earlier lexing of the same bytes).
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0, start: Int = 0) {
         self.bytes = bytes
-        self.offset = 0
+        self.offset = start
         self.base = base
     }
 
@@ -107,7 +113,7 @@ public struct Lexer {
         }
     }
 
-    private func braceComment(_ start: Int, _ i: inout Int) -> Token {
+    private mutating func braceComment(_ start: Int, _ i: inout Int) -> Token {
         // Braces nest here (the standard has no nesting, but files that use it mean it). If
         // nesting leaves the comment open at the end, the first `}` closes it, as the standard says.
         var depth = 1
@@ -123,6 +129,7 @@ public struct Lexer {
                 if depth == 0 { return make(.braceComment, start, i) }
             }
         }
+        longComments.append(base &+ start)
         if let firstClose {
             i = firstClose
             return make(.braceComment, start, i)

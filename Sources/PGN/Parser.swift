@@ -13,6 +13,9 @@ public struct Parser {
     private var afterResult = false
     private var openVariations: [Range<Int>] = []
     private let firstGameIndex: Int
+    private var stop: ((Int) -> Bool)?
+    /// Where the game the parse stopped at starts (see `init(_:base:start:firstGameIndex:stoppingAt:)`).
+    public private(set) var stoppedAt: Int?
 
     /// Parses `bytes`, whose first byte is at `base` in its file; games are numbered from
     /// `firstGameIndex` in diagnostics.
@@ -21,6 +24,29 @@ public struct Parser {
         self.firstGameIndex = firstGameIndex
         run()
     }
+
+    /// Parses part of a text: from index `start` of `bytes`, which is 0 or where a game starts in
+    /// a parse of the whole text, so the games found are those of that parse, numbered from
+    /// `firstGameIndex` (the games before `start`). Stops when a game is about to start at a
+    /// file offset for which `stop` is true: that game and everything after it are left out,
+    /// with the diagnostics from its start on, and `stoppedAt` is its start. The lexer still
+    /// sees the whole of `bytes` (a comment left open reads to the end of the text).
+    public init(
+        _ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0, start: Int, firstGameIndex: Int,
+        stoppingAt stop: @escaping (Int) -> Bool
+    ) {
+        lexer = Lexer(bytes, base: base, start: start)
+        self.firstGameIndex = firstGameIndex
+        self.stop = stop
+        run()
+    }
+
+    /// Starts of the brace comments whose end was found only by reading to the end of the text
+    /// (`Lexer.longComments`).
+    public var longComments: [Int] { lexer.longComments }
+
+    /// File offset just past the last byte the parse read.
+    public var endOffset: Int { lexer.base + lexer.offset }
 
     private var gameIndex: Int { firstGameIndex + games.count }
 
@@ -42,6 +68,7 @@ public struct Parser {
 
     private mutating func startGame(at start: Int) {
         finishGame()
+        if let stop, stoppedAt == nil, stop(start) { stoppedAt = start }
         game = GameSyntax(range: start..<start)
         inMovetext = false
         afterResult = false
@@ -73,7 +100,7 @@ public struct Parser {
     }
 
     private mutating func run() {
-        while let token = nextToken() {
+        while stoppedAt == nil, let token = nextToken() {
             switch token.kind {
             case .whitespace, .escapeLine:
                 continue
@@ -150,7 +177,12 @@ public struct Parser {
                 report(.syntax, .error, "Unexpected character", token.range, fixes: [remove(token, "Remove it")])
             }
         }
-        finishGame()
+        if let stoppedAt {
+            game = nil
+            diagnostics.removeAll { $0.range.lowerBound >= stoppedAt }
+        } else {
+            finishGame()
+        }
     }
 
     private mutating func finishGameAtResult() {

@@ -2,9 +2,10 @@
 """The language server spoken to over pipes, as an editor does: open the 1 MB lichess file
 (time to first diagnostics), one-character edits in its middle that break a move and repair
 it (time to the new diagnostics), hover and completion latency, and a 100 MB file (time to
-diagnostics, peak memory).
+diagnostics, the same edits, peak memory).
 
-Usage: scripts/bench/lsp.py [--edits N] [--requests N]   (build first: swift build -c release)
+Usage: scripts/bench/lsp.py [--edits N] [--requests N] [--big-edits N]   (build first: swift build -c release;
+$PGN_LSP names another binary)
 """
 import argparse
 import pathlib
@@ -42,10 +43,31 @@ def open_and_wait(client, uri, text):
     return time.perf_counter() - start, diagnostics
 
 
+def break_and_repair(client, uri, text, edits, version=1):
+    """One-character edits of a move in the middle of the text (`Nc6` → `Nc5` → `Nc6` …); the time
+    from each `didChange` to its diagnostics."""
+    middle = text.index(" Nc6 ", len(text) // 2) + 1
+    end = position(text, middle + 3)
+    start = position(text, middle + 2)
+    timings = []
+    for k in range(edits):
+        version += 1
+        new = "5" if k % 2 == 0 else "6"  # Nc5 is illegal here; Nc6 is the move played
+        t0 = time.perf_counter()
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [{"range": {"start": start, "end": end}, "text": new}]})
+        diagnostics = client.diagnostics(uri, version=version)
+        timings.append(time.perf_counter() - t0)
+        errors = [d for d in diagnostics if d["severity"] == 1]
+        assert bool(errors) == (new == "5"), (k, errors[:1])
+    return timings
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--big-edits", type=int, default=20)
     args = parser.parse_args()
     rows = []
 
@@ -56,22 +78,7 @@ def main():
     seconds, _ = open_and_wait(client, uri, text)
     rows.append(("open 1 MB (438 games): first diagnostics", f"{seconds * 1000:.0f} ms"))
 
-    # A move in the middle: `Nf3`-like token whose last character we change and restore.
-    middle = text.index(" Nc6 ", len(text) // 2) + 1
-    end = position(text, middle + 3)
-    start = position(text, middle + 2)
-    timings = []
-    version = 1
-    for k in range(args.edits):
-        version += 1
-        new = "5" if k % 2 == 0 else "6"  # Nc5 is illegal here; Nc6 is the move played
-        t0 = time.perf_counter()
-        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                 "contentChanges": [{"range": {"start": start, "end": end}, "text": new}]})
-        diagnostics = client.diagnostics(uri, version=version)
-        timings.append(time.perf_counter() - t0)
-        errors = [d for d in diagnostics if d["severity"] == 1]
-        assert bool(errors) == (new == "5"), (k, errors[:1])
+    timings = break_and_repair(client, uri, text, args.edits)
     rows.append((f"edit that breaks / repairs a move ({args.edits} edits): median", f"{statistics.median(timings) * 1000:.1f} ms"))
     rows.append(("  p95", f"{percentile(timings, 95) * 1000:.1f} ms"))
 
@@ -96,6 +103,10 @@ def main():
     client.initialize()
     seconds, _ = open_and_wait(client, "file:///bench/big.pgn", big)
     rows.append(("open 100 MB (43,800 games): first diagnostics", f"{seconds:.2f} s"))
+    timings = break_and_repair(client, "file:///bench/big.pgn", big, args.big_edits)
+    rows.append((f"edit in 100 MB that breaks / repairs a move ({args.big_edits} edits): median",
+                 f"{statistics.median(timings) * 1000:.1f} ms"))
+    rows.append(("  p95", f"{percentile(timings, 95) * 1000:.1f} ms"))
     rows.append(("  peak memory of the server", f"{peak_memory_mb(client.process.pid):.0f} MB"))
     client.shutdown()
 

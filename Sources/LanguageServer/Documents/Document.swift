@@ -5,6 +5,8 @@ public struct Document: Sendable, Hashable {
     public private(set) var version: Int
     public private(set) var bytes: [UInt8]
     public private(set) var lineIndex: LineIndex
+    /// The edits that made the latest revisions of the text.
+    public private(set) var history: EditHistory
 
     public init(uri: DocumentURI, languageID: String = "pgn", version: Int, text: String) {
         self.uri = uri
@@ -12,6 +14,7 @@ public struct Document: Sendable, Hashable {
         self.version = version
         self.bytes = Array(text.utf8)
         self.lineIndex = LineIndex(bytes)
+        self.history = EditHistory()
     }
 
     public init(_ item: TextDocumentItem) {
@@ -55,14 +58,17 @@ public struct Document: Sendable, Hashable {
         let inserted = Array(change.text.utf8)
         guard let range = change.range else {
             let edit = AppliedEdit(replacedRange: 0..<bytes.count, insertedLength: inserted.count)
+            history.record(edit, removed: bytes[...])
             bytes = inserted
             lineIndex = LineIndex(bytes)
             return edit
         }
         let replaced = byteRange(of: range, encoding: encoding)
+        let edit = AppliedEdit(replacedRange: replaced, insertedLength: inserted.count)
+        history.record(edit, removed: bytes[replaced])
         bytes.replaceSubrange(replaced, with: inserted)
         lineIndex.replace(replaced, insertedLength: inserted.count, in: bytes)
-        return AppliedEdit(replacedRange: replaced, insertedLength: inserted.count)
+        return edit
     }
 
     /// Applies the changes of one `didChange` in order, each to the result of the previous, then takes the
@@ -96,4 +102,86 @@ public struct AppliedEdit: Sendable, Hashable, CustomStringConvertible {
     public var delta: Int { insertedLength - replacedRange.count }
 
     public var description: String { "\(replacedRange) → \(insertedLength) bytes" }
+}
+
+/// The latest edits of a document's text, so that a reader that keeps results per region can
+/// redo only the regions the edits touched.
+public struct EditHistory: Sendable, Hashable {
+    /// Names the text: a new stamp for every opened document and after every content change,
+    /// never reused in the process (copies of a document that are edited apart get different ones).
+    public private(set) var stamp: UInt64
+    /// The stamp before the oldest kept edit.
+    private var base: UInt64
+    /// The latest edits, oldest first, with the stamp each one made and the bytes it removed
+    /// (when there were at most `keptRemoved` of them).
+    private var recent: [AppliedEdit] = []
+    private var stamps: [UInt64] = []
+    private var removed: [[UInt8]?] = []
+
+    static let keptRemoved = 64
+
+    /// How many edits are kept.
+    static let kept = 256
+
+    private static let counter = Locked<UInt64>(0)
+
+    private static func newStamp() -> UInt64 {
+        counter.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+
+    init() {
+        stamp = Self.newStamp()
+        base = stamp
+    }
+
+    mutating func record(_ edit: AppliedEdit, removed bytes: ArraySlice<UInt8>) {
+        if recent.count == Self.kept {
+            base = stamps[Self.kept / 2 - 1]
+            recent.removeFirst(Self.kept / 2)
+            stamps.removeFirst(Self.kept / 2)
+            removed.removeFirst(Self.kept / 2)
+        }
+        stamp = Self.newStamp()
+        recent.append(edit)
+        stamps.append(stamp)
+        removed.append(bytes.count <= Self.keptRemoved ? Array(bytes) : nil)
+    }
+
+    /// The edits, in order, that turned the text named `stamp` into the current one; nil when
+    /// that text is not an earlier one of this history or its edits are no longer kept.
+    public func edits(since stamp: UInt64) -> [AppliedEdit]? {
+        if stamp == self.stamp { return [] }
+        if stamp == base { return recent }
+        guard let index = stamps.lastIndex(of: stamp) else { return nil }
+        return Array(recent[(index + 1)...])
+    }
+
+    /// The bytes each of `edits(since:)` removed, nil for an edit that removed more than `keptRemoved`.
+    public func removedBytes(since stamp: UInt64) -> [[UInt8]?]? {
+        if stamp == self.stamp { return [] }
+        if stamp == base { return removed }
+        guard let index = stamps.lastIndex(of: stamp) else { return nil }
+        return Array(removed[(index + 1)...])
+    }
+}
+
+extension AppliedEdit {
+    /// Edits applied one after the other, as one edit of the first text: the smallest range of it
+    /// whose bytes were replaced, with how many bytes replace them in the last text.
+    public static func combining(_ edits: [AppliedEdit]) -> AppliedEdit? {
+        guard var low = edits.first?.replacedRange.lowerBound else { return nil }
+        var oldEnd = edits[0].replacedRange.upperBound
+        var newEnd = edits[0].insertedRange.upperBound
+        for edit in edits.dropFirst() {
+            let range = edit.replacedRange
+            // Bytes before `low` and after `newEnd` are the first text's, shifted after `newEnd`.
+            oldEnd += max(0, range.upperBound - newEnd)
+            newEnd = max(newEnd, range.upperBound) + edit.delta
+            low = min(low, range.lowerBound)
+        }
+        return AppliedEdit(replacedRange: low..<oldEnd, insertedLength: newEnd - low)
+    }
 }

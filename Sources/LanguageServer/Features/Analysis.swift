@@ -99,6 +99,23 @@ public struct DocumentAnalysis: Sendable {
     public let games: [PlacedGame]
     /// Every diagnostic, with byte ranges in the document, in document order.
     public let diagnostics: [Diagnostic]
+    /// The problems outside every game (text between games), in the order the parser found them.
+    var outside: [Diagnostic] = []
+    /// `Parser.longComments`: where a later edit can change how the text before it is read.
+    var longComments: [Int] = []
+    /// How many bytes were parsed to cut this version into games: the whole text, or after an
+    /// edit only the games around it.
+    public var parsedBytes = 0
+    /// The document text this is the reading of (`EditHistory.stamp`), and its length.
+    var stamp: UInt64 = 0
+    var length = 0
+
+    /// The same analysis with other bytes (those of the same text, or none).
+    func with(bytes: [UInt8]) -> DocumentAnalysis {
+        DocumentAnalysis(
+            uri: uri, version: version, bytes: bytes, games: games, diagnostics: diagnostics, outside: outside,
+            longComments: longComments, parsedBytes: parsedBytes, stamp: stamp, length: length)
+    }
 
     /// The game whose text holds `offset` (its end included), if any.
     public func game(at offset: Int) -> PlacedGame? {
@@ -138,39 +155,86 @@ struct GameText: Hashable, Sendable {
     }
 }
 
-/// Reads documents into `DocumentAnalysis` values and keeps the latest one of each, with a
+/// Where the games of a text are and what lies between them.
+struct GameCut {
+    var ranges: [Range<Int>]
+    /// Diagnostics outside every game, in the order the parser found them.
+    var outside: [Diagnostic]
+    var longComments: [Int]
+}
+
+/// Reads documents into `DocumentAnalysis` values and keeps the latest ones of each, with a
 /// cache of game analyses by game text.
+///
+/// After an edit, only the games around it are parsed again: the reading of the previous
+/// version gives where its games start, the parse restarts at a game start before the edit and
+/// stops at the first game start after the edit that is also a game start of the previous
+/// version (moved by the edit). Games before and after keep their analyses.
 public final class PGNAnalyzer: Sendable {
     private struct State {
-        var latest: [DocumentURI: DocumentAnalysis] = [:]
+        /// The latest analyses of each document, newest last: the last is the current one, the
+        /// others are bases for requests that read a version an edit already replaced.
+        var latest: [DocumentURI: [DocumentAnalysis]] = [:]
         var games: [GameText: GameAnalysis] = [:]
+        /// How many games the latest analyses held when the cache was last trimmed to them.
+        var liveGames = 0
     }
 
     private let state = Locked(State())
 
-    public init() {}
+    /// Whether an edit is read again only around it; otherwise every version is read as a new
+    /// text (tests compare the two).
+    public let incremental: Bool
+
+    public init(incremental: Bool = true) { self.incremental = incremental }
 
     /// The analysis of a document version, computed once.
     public func analysis(of document: Document) -> DocumentAnalysis {
-        if let latest = state.withLock({ $0.latest[document.uri] }), latest.version == document.version,
-            latest.bytes.count == document.bytes.count
-        {
-            return latest
+        let earlier = state.withLock { $0.latest[document.uri] } ?? []
+        if let same = earlier.last(where: { $0.stamp == document.history.stamp }) {
+            return same.with(bytes: document.bytes)
         }
-        let cache = state.withLock { $0.games }
-        let analysis = analyze(uri: document.uri, version: document.version, bytes: document.bytes, cache: cache)
+        // The newest earlier text of this document.
+        let base = earlier.last { document.history.edits(since: $0.stamp) != nil }
+        var result: DocumentAnalysis
+        var reread: [GameAnalysis]?
+        if incremental, let base, let (analysis, games) = reading(document, after: base) {
+            (result, reread) = (analysis, games)
+        } else {
+            let cache = state.withLock { $0.games }
+            result = analyze(document, cache: cache)
+        }
+        // The analysis kept holds no bytes: the document's bytes are then edited in place.
+        let stored = result.with(bytes: [])
         state.withLock { state in
-            if (state.latest[document.uri]?.version ?? .min) <= document.version {
-                state.latest[document.uri] = analysis
+            var versions = state.latest[document.uri] ?? []
+            if let current = versions.last {
+                // A later text of the same document, or else a version not older, is the current
+                // one; an older one is kept before it.
+                let newer = document.history.edits(since: current.stamp) != nil || current.version <= result.version
+                versions.insert(stored, at: newer ? versions.count : versions.count - 1)
+                if versions.count > Self.keptVersions { versions.removeFirst() }
+            } else {
+                versions = [stored]
             }
-            // Keep the games of the open documents' latest versions.
-            var kept: [GameText: GameAnalysis] = [:]
-            for latest in state.latest.values {
-                for game in latest.games { kept[game.analysis.text] = game.analysis }
+            state.latest[document.uri] = versions
+            if let reread, state.games.count <= 2 * state.liveGames + 1024 {
+                // After an edit: the games read again join the cache; the stale ones leave it at
+                // the next trim.
+                for game in reread where state.games[game.text] == nil {
+                    state.games[game.text] = game
+                }
+            } else {
+                // Keep the games of the open documents' latest versions.
+                var kept: [GameText: GameAnalysis] = [:]
+                for latest in state.latest.values.compactMap(\.last) {
+                    for game in latest.games { kept[game.analysis.text] = game.analysis }
+                }
+                state.games = kept
+                state.liveGames = kept.count
             }
-            state.games = kept
         }
-        return analysis
+        return result
     }
 
     /// Forgets a closed document.
@@ -178,13 +242,27 @@ public final class PGNAnalyzer: Sendable {
         state.withLock { $0.latest[uri] = nil }
     }
 
-    /// The latest analysis of every open document.
-    public var all: [DocumentAnalysis] { state.withLock { Array($0.latest.values) } }
+    /// The latest analysis of every open document (without its bytes).
+    public var all: [DocumentAnalysis] { state.withLock { $0.latest.values.compactMap(\.last) } }
+
+    /// How many analyses of each document are kept.
+    static let keptVersions = 4
+
+    /// Whether `offset` lies in one of `ranges` (sorted, not overlapping).
+    static func inside(_ ranges: [Range<Int>], _ offset: Int) -> Bool {
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ranges[mid].lowerBound <= offset { low = mid + 1 } else { high = mid }
+        }
+        return low > 0 && ranges[low - 1].contains(offset)
+    }
 
     /// Where the games of a text are, and the problems outside every game (text between
     /// games); those inside a game come from the game's own reading, which is cached. A large
     /// text is cut at tag sections (as `pgn-lsp check` cuts files) and read on every core.
-    static func cutIntoGames(_ bytes: [UInt8]) -> (ranges: [Range<Int>], outside: [Diagnostic]) {
+    static func cutIntoGames(_ bytes: [UInt8]) -> GameCut {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var cuts = [0]
         if bytes.count > 4 << 20 && cores > 1 {
@@ -204,9 +282,8 @@ public final class PGNAnalyzer: Sendable {
         cuts.append(bytes.count)
         let bounds = cuts
         let pieces = bounds.count - 1
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<([Range<Int>], [Diagnostic])>.allocate(
-            capacity: pieces)
-        results.initialize(repeating: ([], []))
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<GameCut>.allocate(capacity: pieces)
+        results.initialize(repeating: GameCut(ranges: [], outside: [], longComments: []))
         defer {
             results.deinitialize()
             results.deallocate()
@@ -216,49 +293,183 @@ public final class PGNAnalyzer: Sendable {
             DispatchQueue.concurrentPerform(iterations: pieces) { k in
                 let parser = Parser(UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k])
                 let ranges = parser.games.map(\.range)
-                let outside = parser.diagnostics.filter { d in !ranges.contains { $0.contains(d.range.lowerBound) } }
-                results[k] = (ranges, outside)
+                let outside = parser.diagnostics.filter { !inside(ranges, $0.range.lowerBound) }
+                results[k] = GameCut(ranges: ranges, outside: outside, longComments: parser.longComments)
             }
         }
-        return (results.flatMap(\.0), results.flatMap(\.1))
+        var cut = GameCut(ranges: [], outside: [], longComments: [])
+        for piece in results {
+            // Pieces number their games from 0.
+            let before = cut.ranges.count
+            cut.outside += piece.outside.map { diagnostic in
+                var diagnostic = diagnostic
+                diagnostic.game = diagnostic.game.map { $0 + before }
+                return diagnostic
+            }
+            cut.ranges += piece.ranges
+            cut.longComments += piece.longComments
+        }
+        return cut
     }
 
-    private func analyze(
-        uri: DocumentURI, version: Int, bytes: [UInt8], cache: [GameText: GameAnalysis]
-    )
-        -> DocumentAnalysis
-    {
-        let (gameRanges, outside) = Self.cutIntoGames(bytes)
-        var games: [PlacedGame] = []
-        var diagnostics = outside
-        // Games not seen before are read on every core: they are independent.
-        let texts = gameRanges.map { GameText(Array(bytes[$0])) }
+    /// The whole text cut into games.
+    private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
+        let bytes = document.bytes
+        let cut = Self.cutIntoGames(bytes)
+        let texts = cut.ranges.map { GameText(Array(bytes[$0])) }
+        let analyses = Self.analyses(of: texts) { cache[$0] }
+        let games = zip(cut.ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        return Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
+    }
+
+    /// Bytes on each side of an edit that the lexer may look at beyond a token (`1-0`, `…`,
+    /// `½-½`, `e.p.` look a few bytes ahead).
+    static let margin = 8
+
+    /// The reading of a document from the reading of an earlier text of it, parsing only around
+    /// what the edits since changed, with the games read again; nil when the edits are not known
+    /// (another text, too many edits) or a reading of the whole text is better.
+    private func reading(
+        _ document: Document, after previous: DocumentAnalysis
+    ) -> (
+        DocumentAnalysis, [GameAnalysis]
+    )? {
+        let bytes = document.bytes
+        guard let edits = document.history.edits(since: previous.stamp),
+            let removed = document.history.removedBytes(since: previous.stamp),
+            let change = AppliedEdit.combining(edits), previous.length + change.delta == bytes.count,
+            !previous.games.isEmpty, change.insertedLength < max(bytes.count / 2, 1 << 16)
+        else { return nil }
+        let old = previous.games
+        let delta = change.delta
+        let oldEnd = change.replacedRange.upperBound
+
+        // Restart at the start of the game before the last one that starts before the edit: the
+        // parse of everything before that point, and the decision to start a game there, read no
+        // byte the edit changed. A brace comment before the edit that was read to the end of the
+        // text to find its end is read again when the edit removes or adds a brace.
+        var edge = change.replacedRange.lowerBound
+        if let long = previous.longComments.first, long < edge,
+            removed.contains(where: { $0.map(Self.hasBrace) ?? true }) || Self.hasBrace(bytes[change.insertedRange])
+        {
+            edge = long
+        }
+        var before = 0
+        var high = old.count
+        while before < high {
+            let mid = (before + high) / 2
+            if old[mid].start + Self.margin <= edge { before = mid + 1 } else { high = mid }
+        }
+        let first = max(before - 2, 0)
+        let start = before >= 2 ? old[first].start : 0
+
+        // Stop at a game start after the edit that was a game start before it: from there on the
+        // parse is the previous one, moved by `delta`.
+        func oldGame(startingAt offset: Int) -> Int? {
+            var low = 0
+            var high = old.count
+            while low < high {
+                let mid = (low + high) / 2
+                if old[mid].start < offset { low = mid + 1 } else { high = mid }
+            }
+            return low < old.count && old[low].start == offset ? low : nil
+        }
+        let parser = bytes.withUnsafeBufferPointer { buffer in
+            Parser(buffer, start: start, firstGameIndex: first) { offset in
+                offset - delta >= oldEnd + Self.margin && oldGame(startingAt: offset - delta) != nil
+            }
+        }
+        let ranges = parser.games.map(\.range)
+        let resumed = parser.stoppedAt.map { oldGame(startingAt: $0 - delta)! } ?? old.count
+        let resumedAt = parser.stoppedAt ?? bytes.count + 1
+
+        var cut = GameCut(ranges: [], outside: [], longComments: [])
+        cut.outside = previous.outside.filter { $0.range.lowerBound < start }
+        cut.outside += parser.diagnostics.filter { !Self.inside(ranges, $0.range.lowerBound) }
+        cut.longComments = previous.longComments.filter { $0 < start }
+        cut.longComments += parser.longComments.filter { $0 < resumedAt }
+        if parser.stoppedAt != nil {
+            let renumber = first + ranges.count - resumed
+            let resumedOld = old[resumed].start
+            for var diagnostic in previous.outside where diagnostic.range.lowerBound >= resumedOld {
+                diagnostic.range = (diagnostic.range.lowerBound + delta)..<(diagnostic.range.upperBound + delta)
+                diagnostic.game = diagnostic.game.map { $0 + renumber }
+                diagnostic.fixes = diagnostic.fixes.map { fix in
+                    var fix = fix
+                    fix.edits = fix.edits.map {
+                        Diagnostic.Edit(
+                            range: ($0.range.lowerBound + delta)..<($0.range.upperBound + delta), text: $0.text)
+                    }
+                    return fix
+                }
+                cut.outside.append(diagnostic)
+            }
+            cut.longComments += previous.longComments.filter { $0 >= resumedOld }.map { $0 + delta }
+        }
+
+        // The games read again: most are in the previous reading or the cache.
+        var known: [GameText: GameAnalysis] = [:]
+        for game in old[first..<resumed] { known[game.analysis.text] = game.analysis }
+        let texts = ranges.map { GameText(Array(bytes[$0])) }
+        let analyses = Self.analyses(of: texts) { text in
+            known[text] ?? state.withLock { $0.games[text] }
+        }
+
+        var games = Array(old[..<first])
+        games.reserveCapacity(first + ranges.count + old.count - resumed)
+        for (range, analysis) in zip(ranges, analyses) {
+            games.append(PlacedGame(start: range.lowerBound, analysis: analysis))
+        }
+        for game in old[resumed...] {
+            games.append(PlacedGame(start: game.start + delta, analysis: game.analysis))
+        }
+        return (Self.assemble(document, games: games, cut: cut, parsedBytes: parser.endOffset - start), analyses)
+    }
+
+    static func hasBrace<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.contains { $0 == 0x7B || $0 == 0x7D }
+    }
+
+    /// The analyses of game texts: those `known` gives, the others read on every core (games are
+    /// independent).
+    private static func analyses(of texts: [GameText], known: (GameText) -> GameAnalysis?) -> [GameAnalysis] {
         nonisolated(unsafe) let fresh = UnsafeMutableBufferPointer<GameAnalysis?>.allocate(capacity: texts.count)
         fresh.initialize(repeating: nil)
         defer {
             fresh.deinitialize()
             fresh.deallocate()
         }
-        let missing = texts.indices.filter { cache[texts[$0]] == nil }
+        var unknown: [Int] = []
+        for (index, text) in texts.enumerated() {
+            if let analysis = known(text) { fresh[index] = analysis } else { unknown.append(index) }
+        }
+        let missing = unknown
         let chunk = max(1, missing.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
         DispatchQueue.concurrentPerform(iterations: (missing.count + chunk - 1) / chunk) { part in
             for k in (part * chunk)..<min(missing.count, (part + 1) * chunk) {
                 fresh[missing[k]] = GameAnalysis(text: texts[missing[k]])
             }
         }
-        for (index, range) in gameRanges.enumerated() {
-            let analysis = fresh[index] ?? cache[texts[index]]!
-            games.append(PlacedGame(start: range.lowerBound, analysis: analysis))
-            for var diagnostic in analysis.diagnostics {
-                diagnostic.range =
-                    (diagnostic.range.lowerBound + range.lowerBound)..<(diagnostic.range.upperBound + range.lowerBound)
+        return fresh.map { $0! }
+    }
+
+    /// The analysis of a document from its games and what lies between them.
+    private static func assemble(
+        _ document: Document, games: [PlacedGame], cut: GameCut, parsedBytes: Int
+    )
+        -> DocumentAnalysis
+    {
+        var diagnostics = cut.outside
+        for (index, game) in games.enumerated() {
+            let offset = game.start
+            for var diagnostic in game.analysis.diagnostics {
+                diagnostic.range = (diagnostic.range.lowerBound + offset)..<(diagnostic.range.upperBound + offset)
                 diagnostic.game = index
                 diagnostic.fixes = diagnostic.fixes.map { fix in
                     var fix = fix
                     fix.edits = fix.edits.map {
                         Diagnostic.Edit(
-                            range: ($0.range.lowerBound + range.lowerBound)..<($0.range.upperBound + range.lowerBound),
-                            text: $0.text)
+                            range: ($0.range.lowerBound + offset)..<($0.range.upperBound + offset), text: $0.text)
                     }
                     return fix
                 }
@@ -266,6 +477,9 @@ public final class PGNAnalyzer: Sendable {
             }
         }
         diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
-        return DocumentAnalysis(uri: uri, version: version, bytes: bytes, games: games, diagnostics: diagnostics)
+        return DocumentAnalysis(
+            uri: document.uri, version: document.version, bytes: document.bytes, games: games,
+            diagnostics: diagnostics, outside: cut.outside, longComments: cut.longComments, parsedBytes: parsedBytes,
+            stamp: document.history.stamp, length: document.bytes.count)
     }
 }

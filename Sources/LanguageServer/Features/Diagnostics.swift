@@ -12,10 +12,11 @@ extension PGNLanguageServer {
             switch event {
             case .opened(let document), .changed(let document, _):
                 let encoding = context.positionEncoding
-                publisher.schedule(document.uri) { [self] in
-                    guard let current = server.documents[document.uri], current.version == document.version else {
-                        return
-                    }
+                // The closure keeps the URI and version only: a copy of the document would share
+                // its bytes, and the next edit would copy them all instead of editing in place.
+                let (uri, version) = (document.uri, document.version)
+                publisher.schedule(uri) { [self] in
+                    guard let current = server.documents[uri], current.version == version else { return }
                     publish(current, encoding: encoding)
                 }
             case .closed(let document):
