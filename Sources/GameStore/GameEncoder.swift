@@ -3,8 +3,6 @@ import PGN
 
 /// One game ready for the `Games` table: every column's value, worked out from its PGN.
 public struct EncodedGame: Sendable {
-    /// The game's number in its file or batch, from 0.
-    public var index: Int
     public var event: String?
     public var site: String?
     public var white: String?
@@ -66,20 +64,31 @@ public enum GameEncoder {
     public static func encode(
         _ source: SourceText, firstIndex: Int = 0, content: MovesContent = .full
     ) -> [Result<EncodedGame, RefusedGame>] {
-        let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
-        var results: [Result<EncodedGame, RefusedGame>] = []
-        results.reserveCapacity(parser.games.count)
-        var scratch = Scratch()
-        for (k, syntax) in parser.games.enumerated() {
-            let replay = GameReplay(source: source, syntax: syntax, index: firstIndex + k)
-            results.append(encode(replay, content: content, scratch: &scratch))
-        }
-        return results
+        encode(bytes: source.bytes, firstIndex: firstIndex, content: content)
     }
 
-    /// Reused between games so that lines of play are not allocated again for each.
+    /// `encode(_:)` on UTF-8 bytes (or Latin-1 when they are not valid UTF-8).
+    public static func encode(
+        bytes: [UInt8], firstIndex: Int = 0, content: MovesContent = .full
+    ) -> [Result<EncodedGame, RefusedGame>] {
+        let latin1 = !SourceText.isValidUTF8(bytes)
+        return bytes.withUnsafeBufferPointer { buffer in
+            let parser = Parser(buffer)
+            var results: [Result<EncodedGame, RefusedGame>] = []
+            results.reserveCapacity(parser.games.count)
+            var scratch = Scratch()
+            for (k, syntax) in parser.games.enumerated() {
+                let text = Text(bytes: buffer, latin1: latin1)
+                results.append(encode(syntax, text: text, index: firstIndex + k, content: content, scratch: &scratch))
+            }
+            return results
+        }
+    }
+
+    /// Lines of play left to finish while a variation is read, kept between games.
     struct Scratch {
-        var lines: [Line] = []
+        var parents: [Line] = []
+        var value: [UInt8] = []
     }
 
     struct Line {
@@ -89,51 +98,91 @@ public enum GameEncoder {
         var ply: Int
     }
 
-    /// One parsed game.
-    public static func encode(_ replay: GameReplay, content: MovesContent = .full) -> Result<EncodedGame, RefusedGame> {
-        var scratch = Scratch()
-        return encode(replay, content: content, scratch: &scratch)
+    /// The bytes of a text and how to read them.
+    struct Text {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let latin1: Bool
+
+        func string(_ range: Range<Int>) -> String {
+            string(UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+
+        func string(_ slice: UnsafeBufferPointer<UInt8>) -> String {
+            if !latin1 { return String(decoding: slice, as: UTF8.self) }
+            var result = ""
+            result.unicodeScalars.append(contentsOf: slice.map { Unicode.Scalar($0) })
+            return result
+        }
+
+        /// A tag's value: quotes removed, `\"` and `\\` resolved.
+        func value(_ range: Range<Int>, scratch: inout [UInt8]) -> String {
+            var lower = range.lowerBound
+            var upper = range.upperBound
+            if lower < upper && bytes[lower] == 0x22 { lower += 1 }
+            if upper > lower && bytes[upper - 1] == 0x22
+                && !(upper - 2 >= lower && bytes[upper - 2] == 0x5C
+                    && !(upper - 3 >= lower && bytes[upper - 3] == 0x5C))
+            {
+                upper -= 1
+            }
+            var escaped = false
+            for k in lower..<upper where bytes[k] == 0x5C {
+                escaped = true
+                break
+            }
+            if !escaped { return string(lower..<upper) }
+            scratch.removeAll(keepingCapacity: true)
+            var k = lower
+            while k < upper {
+                if bytes[k] == 0x5C && k + 1 < upper {
+                    k += 1
+                }
+                scratch.append(bytes[k])
+                k += 1
+            }
+            return scratch.withUnsafeBufferPointer { string($0) }
+        }
     }
 
     static func encode(
-        _ replay: GameReplay, content: MovesContent, scratch: inout Scratch
-    ) -> Result<
-        EncodedGame, RefusedGame
-    > {
-        let index = replay.index
+        _ syntax: GameSyntax, text: Text, index: Int, content: MovesContent, scratch: inout Scratch
+    ) -> Result<EncodedGame, RefusedGame> {
         var game = EncodedGame(
-            index: index, whiteMaterial: 39, blackMaterial: 39, plyCount: 0, moves: [], pawnHome: 0xFFFF, moves2: [],
+            whiteMaterial: 39, blackMaterial: 39, plyCount: 0, moves: [], pawnHome: 0xFFFF, moves2: [],
             commentRows: [], commentBytes: [])
         var variantTag: String?
         var fenTag: String?
         var utcDate: String?
         var resultTag: String?
-        for tag in replay.syntax.tags {
-            guard let value = replay.value(of: tag) else { continue }
-            switch replay.text(tag.nameRange) {
-            case "Event": game.event = value
-            case "Site": game.site = value
-            case "Date": game.date = value
-            case "UTCDate": utcDate = value
-            case "UTCTime": game.utcTime = value
-            case "Round": game.round = value
-            case "White": game.white = value
-            case "Black": game.black = value
-            case "WhiteElo": game.whiteElo = parseElo(value)
-            case "BlackElo": game.blackElo = parseElo(value)
-            case "Result": resultTag = value
-            case "TimeControl": game.timeControl = value
-            case "ECO": game.eco = value
-            case "FEN": fenTag = value
-            case "Variant": variantTag = value
+        let bytes = text.bytes
+        for tag in syntax.tags {
+            guard let valueRange = tag.valueRange else { continue }
+            let name = UnsafeBufferPointer(rebasing: bytes[tag.nameRange])
+            func value() -> String { text.value(valueRange, scratch: &scratch.value) }
+            switch String(decoding: name, as: UTF8.self) {
+            case "Event": game.event = value()
+            case "Site": game.site = value()
+            case "Date": game.date = value()
+            case "UTCDate": utcDate = value()
+            case "UTCTime": game.utcTime = value()
+            case "Round": game.round = value()
+            case "White": game.white = value()
+            case "Black": game.black = value()
+            case "WhiteElo": game.whiteElo = parseElo(value())
+            case "BlackElo": game.blackElo = parseElo(value())
+            case "Result": resultTag = value()
+            case "TimeControl": game.timeControl = value()
+            case "ECO": game.eco = value()
+            case "FEN": fenTag = value()
+            case "Variant": variantTag = value()
             default: break
             }
         }
         if game.date == nil || game.date!.isEmpty, let utcDate { game.date = utcDate }
         if let resultTag {
             game.result = resultTag
-        } else if let marker = replay.syntax.resultIndex {
-            game.result = GameResult(rawValue: replay.syntax.nodes[marker].value)?.text
+        } else if let marker = syntax.resultIndex {
+            game.result = GameResult(rawValue: syntax.nodes[marker].value)?.text
         }
 
         let start = GameStart(variantTag: variantTag, fenTag: fenTag)
@@ -152,120 +201,122 @@ public enum GameEncoder {
         let chess960 = startPosition.isChess960
 
         var (whiteMaterial, blackMaterial) = materials(startPosition)
-        var lines = scratch.lines
-        lines.removeAll(keepingCapacity: true)
-        defer { scratch.lines = lines }
-        let startPly = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
-        lines.append(Line(position: startPosition, before: nil, ply: startPly))
+        // The line being read is kept in locals; the lines it returns to wait in `parents`.
+        var parents = scratch.parents
+        parents.removeAll(keepingCapacity: true)
+        defer { scratch.parents = parents }
+        var position = startPosition
+        var inCheck = position.isCheck
+        var before: Position?
+        var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
         var moves: [UInt8] = []
-        moves.reserveCapacity(replay.syntax.nodes.count + 8)
+        moves.reserveCapacity(syntax.nodes.count + 8)
         var moves2: [UInt8] = []
-        moves2.reserveCapacity(2 * replay.syntax.nodes.count)
+        moves2.reserveCapacity(syntax.nodes.count)
         var mainlinePlies = 0
         var skipped = 0  // depth inside variations left out (`mainline` content)
         let full = content == .full
-        let source = replay.source
-        let base = replay.base
 
-        let failure: RefusedGame? = source.bytes.withUnsafeBufferPointer { bytes -> RefusedGame? in
-            for node in replay.syntax.nodes {
-                let lower = node.range.lowerBound - base
-                let upper = node.range.upperBound - base
-                switch node.kind {
-                case .moveNumber, .result:
-                    continue
-                case .move:
-                    if skipped > 0 { continue }
-                    let top = lines.count - 1
-                    let position = lines[top].position
-                    let san = UnsafeBufferPointer(rebasing: bytes[lower..<upper])
-                    let played: (SANMove, Position)
-                    do throws(SANError) {
-                        played = try position.playSAN(bytes: san)
-                    } catch {
-                        return RefusedGame(
-                            index: index,
-                            reason: moveFailure(error, san: san, ply: lines[top].ply, inVariation: top > 0))
-                    }
-                    let move = played.0.move
-                    if move.isNull {
-                        return RefusedGame(
-                            index: index,
-                            reason:
-                                "null move \(moveLabel(san: san, ply: lines[top].ply))\(top > 0 ? " in a variation" : ""): the database cannot hold it"
-                        )
-                    }
-                    let after = played.1
-                    guard let moveIndex = MoveOrder.index(of: move, in: position) else {
-                        return RefusedGame(
-                            index: index, reason: "illegal move \(moveLabel(san: san, ply: lines[top].ply))")
-                    }
-                    moves.append(UInt8(moveIndex))
-                    lines[top].before = position
-                    lines[top].position = after
-                    lines[top].ply += 1
-                    if top == 0 {
-                        mainlinePlies += 1
-                        Moves2.append(move, chess960: chess960, to: &moves2)
-                        let (white, black) = materials(after)
-                        whiteMaterial = min(whiteMaterial, white)
-                        blackMaterial = min(blackMaterial, black)
-                    }
-                case .nag:
-                    if skipped > 0 || !full || node.value < 0 { continue }
-                    MovesBlob.appendNAG(node.value, to: &moves)
-                case .comment:
-                    if skipped > 0 { continue }
-                    let bodyStart = game.commentBytes.count
-                    appendCommentText(
-                        bytes, lower..<upper, lineComment: node.value == 1, source: source, to: &game.commentBytes)
-                    let body = bodyStart..<game.commentBytes.count
-                    if full {
-                        MovesBlob.appendComment(game.commentBytes[body], to: &moves)
-                    }
-                    if lines.count == 1 {
-                        game.commentRows.append((mainlinePlies - 1, body))
-                    } else {
-                        game.commentBytes.removeSubrange(body)
-                    }
-                case .variationStart:
-                    if skipped > 0 || !full {
-                        skipped += 1
-                        continue
-                    }
-                    let top = lines.count - 1
-                    guard let before = lines[top].before else {
-                        return RefusedGame(
-                            index: index, reason: "a variation comes before any move it could replace")
-                    }
-                    moves.append(MovesBlob.variationStart)
-                    lines.append(Line(position: before, before: nil, ply: lines[top].ply - 1))
-                case .variationEnd:
-                    if skipped > 0 {
-                        skipped -= 1
-                        continue
-                    }
-                    guard lines.count > 1 else { continue }
-                    moves.append(MovesBlob.variationEnd)
-                    lines.removeLast()
+        for node in syntax.nodes {
+            switch node.kind {
+            case .moveNumber, .result:
+                continue
+            case .move:
+                if skipped > 0 { continue }
+                let san = UnsafeBufferPointer(rebasing: bytes[node.range])
+                let inVariation = !parents.isEmpty
+                let played: (SANMove, Position)
+                do throws(SANError) {
+                    played = try position.playSAN(bytes: san)
+                } catch {
+                    return .failure(
+                        RefusedGame(
+                            index: index, reason: moveFailure(error, san: san, ply: ply, inVariation: inVariation)))
                 }
+                let move = played.0.move
+                guard !move.isNull, let moveIndex = MoveOrder.index(of: move, in: position, inCheck: inCheck) else {
+                    let place = inVariation ? " in a variation" : ""
+                    return .failure(
+                        RefusedGame(
+                            index: index,
+                            reason: "null move \(moveLabel(san: san, ply: ply))\(place): the database cannot hold it"))
+                }
+                moves.append(UInt8(truncatingIfNeeded: moveIndex))
+                before = position
+                position = played.1
+                ply += 1
+                inCheck = givesCheck(san: san, leniency: played.0.leniency) ?? position.isCheck
+                if !inVariation {
+                    mainlinePlies += 1
+                    Moves2.append(move, chess960: chess960, to: &moves2)
+                    let (white, black) = materials(position)
+                    whiteMaterial = min(whiteMaterial, white)
+                    blackMaterial = min(blackMaterial, black)
+                }
+            case .nag:
+                if skipped > 0 || !full || node.value < 0 { continue }
+                MovesBlob.appendNAG(node.value, to: &moves)
+            case .comment:
+                if skipped > 0 { continue }
+                let bodyStart = game.commentBytes.count
+                appendCommentText(text, node.range, lineComment: node.value == 1, to: &game.commentBytes)
+                let body = bodyStart..<game.commentBytes.count
+                if full { MovesBlob.appendComment(game.commentBytes[body], to: &moves) }
+                if parents.isEmpty {
+                    game.commentRows.append((mainlinePlies - 1, body))
+                } else {
+                    game.commentBytes.removeSubrange(body)
+                }
+            case .variationStart:
+                if skipped > 0 || !full {
+                    skipped += 1
+                    continue
+                }
+                guard let start = before else {
+                    return .failure(
+                        RefusedGame(index: index, reason: "a variation comes before any move it could replace"))
+                }
+                moves.append(MovesBlob.variationStart)
+                parents.append(Line(position: position, before: before, ply: ply))
+                position = start
+                inCheck = position.isCheck
+                before = nil
+                ply -= 1
+            case .variationEnd:
+                if skipped > 0 {
+                    skipped -= 1
+                    continue
+                }
+                guard let parent = parents.popLast() else { continue }
+                moves.append(MovesBlob.variationEnd)
+                position = parent.position
+                inCheck = position.isCheck
+                before = parent.before
+                ply = parent.ply
             }
-            return nil
         }
-        if let failure { return .failure(failure) }
         // A variation left open at the end of the game is closed.
-        while lines.count > 1 {
+        while let parent = parents.popLast() {
             moves.append(MovesBlob.variationEnd)
-            lines.removeLast()
+            position = parent.position
         }
-        let final = lines[0].position
         game.plyCount = mainlinePlies
         game.moves = moves
         game.moves2 = moves2
         game.whiteMaterial = whiteMaterial
         game.blackMaterial = blackMaterial
-        game.pawnHome = pawnHome(final)
+        game.pawnHome = pawnHome(position)
         return .success(game)
+    }
+
+    /// Whether a move gives check, from its `+` or `#` when the SAN reader found the sign
+    /// right; nil when the text cannot tell.
+    @inline(__always)
+    static func givesCheck(san: UnsafeBufferPointer<UInt8>, leniency: SANLeniency) -> Bool? {
+        guard leniency.isDisjoint(with: [.missingCheck, .wrongCheck, .enPassantSuffix]), let last = san.last else {
+            return nil
+        }
+        return last == 0x2B || last == 0x23  // + #
     }
 
     /// White's and Black's material, P=1 N=3 B=3 R=5 Q=9.
@@ -296,19 +347,17 @@ public enum GameEncoder {
     }
 
     /// A comment's text without its delimiters and surrounding white space, as UTF-8.
-    static func appendCommentText(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, lineComment: Bool, source: SourceText,
-        to output: inout [UInt8]
-    ) {
+    static func appendCommentText(_ text: Text, _ range: Range<Int>, lineComment: Bool, to output: inout [UInt8]) {
+        let bytes = text.bytes
         var lower = range.lowerBound + 1  // `{` or `;`
         var upper = range.upperBound
         if !lineComment && upper > lower && bytes[upper - 1] == 0x7D { upper -= 1 }
         while lower < upper && isSpace(bytes[lower]) { lower += 1 }
         while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
-        if source.encoding == .utf8 {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
+        if text.latin1 {
+            output.append(contentsOf: text.string(lower..<upper).utf8)
         } else {
-            output.append(contentsOf: source.string(lower..<upper).utf8)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
         }
     }
 

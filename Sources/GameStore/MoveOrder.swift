@@ -95,25 +95,19 @@ public enum MoveOrder {
     }
 
     /// The index of a legal `move` in En Croissant's order, or nil if the move is not legal.
+    ///
+    /// The legal moves are counted, not listed: the generator hands over each piece's
+    /// destinations as a set, and the moves of a set that sort before `move` are a popcount.
     public static func index(of move: Move, in position: Position) -> Int? {
-        let moves = position.legalMoves
-        return index(of: move, in: position, legalMoves: moves)
+        index(of: move, in: position, inCheck: position.isCheck)
     }
 
-    /// `index(of:in:)` with the position's legal moves already generated.
-    public static func index(of move: Move, in position: Position, legalMoves moves: MoveList) -> Int? {
-        let inCheck = position.isCheck
-        let target = key(of: move, in: position, inCheck: inCheck)
-        var below = 0
-        var found = false
-        for candidate in moves {
-            if candidate == move {
-                found = true
-            } else if key(of: candidate, in: position, inCheck: inCheck) < target {
-                below &+= 1
-            }
-        }
-        return found ? below : nil
+    /// `index(of:in:)` when the caller knows whether the side to move is in check.
+    public static func index(of move: Move, in position: Position, inCheck: Bool) -> Int? {
+        var counter = OrderCounter(
+            position: position, target: key(of: move, in: position, inCheck: inCheck), inCheck: inCheck)
+        position.generateLegalMoves(into: &counter)
+        return counter.found ? counter.below : nil
     }
 
     /// The legal move with index `index` in En Croissant's order, or nil when there are not
@@ -162,5 +156,96 @@ public enum MoveOrder {
         return moves.sorted {
             key(of: $0, in: position, inCheck: inCheck) < key(of: $1, in: position, inCheck: inCheck)
         }
+    }
+}
+
+/// Counts the legal moves whose sort key is below a target key, a set of destinations at a time.
+struct OrderCounter: MoveSink {
+    let position: Position
+    let target: UInt32
+    let inCheck: Bool
+    let up: Int
+    var below = 0
+    var found = false
+
+    init(position: Position, target: UInt32, inCheck: Bool) {
+        self.position = position
+        self.target = target
+        self.inCheck = inCheck
+        up = position.turn == .white ? 8 : -8
+    }
+
+    /// Moves whose key is `base + square << shift` for each square of `targets`.
+    @inline(__always)
+    mutating func count(_ targets: Bitboard, base: UInt32, shift: UInt32) {
+        guard target >= base, targets.isNotEmpty else { return }
+        let difference = target &- base
+        let step: UInt32 = 1 << shift
+        let limit = (difference &+ step &- 1) >> shift  // squares below this sort first
+        if limit >= 64 {
+            below &+= targets.count
+            return
+        }
+        below &+= (targets.raw & ((1 << UInt64(limit)) &- 1)).nonzeroBitCount
+        if difference & (step &- 1) == 0 && targets.contains(Square(Int(difference >> shift))) { found = true }
+    }
+
+    @inline(__always)
+    mutating func add(_ move: Move) {
+        let key = MoveOrder.key(of: move, in: position, inCheck: inCheck)
+        if key < target {
+            below &+= 1
+        } else if key == target {
+            found = true
+        }
+    }
+
+    @inline(__always)
+    mutating func addMoves(from: Square, to targets: Bitboard) {
+        let bit = from.bitboard
+        if (position.kings & bit).isNotEmpty {
+            let group = inCheck ? MoveOrder.groupKingInCheck : MoveOrder.groupKing
+            count(targets, base: group << 15, shift: 8)
+            return
+        }
+        let group: UInt32
+        if (position.knights & bit).isNotEmpty {
+            group = MoveOrder.groupKnight
+        } else if (position.bishops & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 1
+        } else if (position.rooks & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 2
+        } else {
+            group = MoveOrder.groupKnight + 3
+        }
+        count(targets, base: group << 15 | UInt32(from.rawValue) << 8, shift: 2)
+    }
+
+    @inline(__always)
+    mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
+        let group: UInt32
+        if delta == up {
+            group = MoveOrder.groupPush
+        } else if delta == 2 * up {
+            group = MoveOrder.groupDoublePush
+        } else if delta == up - 1 {
+            group = MoveOrder.groupCaptureWest
+        } else {
+            group = MoveOrder.groupCaptureEast
+        }
+        count(targets, base: group << 15, shift: 8)
+    }
+
+    @inline(__always)
+    mutating func addPromotions(to targets: Bitboard, delta: Int) {
+        let base: UInt32
+        if delta == up {
+            base = MoveOrder.groupPromotionPush << 15
+        } else if delta == up - 1 {
+            base = MoveOrder.groupCaptureWest << 15 | 1 << 14
+        } else {
+            base = MoveOrder.groupCaptureEast << 15 | 1 << 14
+        }
+        for rank: UInt32 in 0..<4 { count(targets, base: base | rank, shift: 8) }
     }
 }
