@@ -9,26 +9,40 @@ let package = Package(
         .library(name: "ChessCore", targets: ["ChessCore"]),
         .library(name: "PGN", targets: ["PGN"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "GameStore", targets: ["GameStore"]),
         .library(name: "LanguageServer", targets: ["LanguageServer"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
         .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
-        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine"]),
+        .target(
+            name: "GameStore",
+            dependencies: [
+                "ChessCore", "PGN",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine", "GameStore"]),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [
-                "ChessCore", "PGN", "Engine", "LanguageServer",
+                "ChessCore", "PGN", "Engine", "GameStore", "LanguageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
         .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "ChessCore", "PGN"]),
+        .testTarget(
+            name: "GameStoreTests",
+            dependencies: ["GameStore", "PGN", "ChessCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer"]),
     ]
 )

@@ -1,0 +1,499 @@
+import Dispatch
+import Foundation
+import GRDB
+import PGN
+
+/// Why a database could not be opened, written or read, in words a user can act on.
+public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Another connection kept the database locked for longer than the busy timeout.
+    case locked(path: String, seconds: Double)
+    /// The file, or the folder it is in, cannot be written.
+    case readOnly(path: String)
+    /// The folder the database should be in does not exist.
+    case missingFolder(path: String)
+    /// The file is not a game database this program can write (or not SQLite at all).
+    case notAGameDatabase(path: String, reason: String)
+    /// Any other SQLite failure.
+    case sqlite(path: String, message: String)
+    case noSuchGame(id: Int64)
+    /// A stored game whose moves cannot be decoded.
+    case unreadableGame(id: Int64, reason: String)
+
+    public var description: String {
+        switch self {
+        case .locked(let path, let seconds):
+            let wait = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+            return
+                "database is locked by another program (\(path)): it was still busy after \(wait) s; close the program that has it open (a chess GUI, another import) and try again"
+        case .readOnly(let path):
+            return "cannot write \(path): the file or its folder is read-only"
+        case .missingFolder(let path):
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            return "cannot create \(path): the folder \(folder) does not exist"
+        case .notAGameDatabase(let path, let reason):
+            return "\(path) is not a game database this program can write: \(reason)"
+        case .sqlite(let path, let message):
+            return "\(path): \(message)"
+        case .noSuchGame(let id):
+            return "there is no game with ID \(id)"
+        case .unreadableGame(let id, let reason):
+            return "game \(id) cannot be read: \(reason)"
+        }
+    }
+}
+
+/// A game to store: the PGN text of one game (or of several, numbered from `index`), and its
+/// number in its file (from 0), which refusals quote.
+public struct GameSource: Sendable {
+    public var bytes: [UInt8]
+    public var index: Int
+
+    public init(bytes: [UInt8], index: Int) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    public init(text: String, index: Int) {
+        self.init(bytes: Array(text.utf8), index: index)
+    }
+}
+
+/// What a save did.
+public struct StoreReport: Sendable, Equatable {
+    /// Games written.
+    public var stored = 0
+    /// Games already in the database (same players, event, site, date, time, round and moves).
+    public var duplicates = 0
+    /// Games that could not be stored, in file order.
+    public var refused: [RefusedGame] = []
+    /// The `Games.ID` of each stored game, in order.
+    public var storedIDs: [Int64] = []
+
+    public init() {}
+
+    /// Games read: stored, duplicate or refused.
+    public var total: Int { stored + duplicates + refused.count }
+
+    public mutating func add(_ other: StoreReport) {
+        stored += other.stored
+        duplicates += other.duplicates
+        refused += other.refused
+        storedIDs += other.storedIDs
+    }
+}
+
+/// An OCGDB game database (SQLite) that En Croissant and ocgdb can open: created on first use,
+/// written in transactions that store whole games or nothing, and read back as PGN.
+///
+/// One instance serialises its own work; several programs may hold the file, and a save waits
+/// up to `Options.busyTimeout` for another program's lock before it fails.
+public final class GameDatabase: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// How long a save waits for another program's lock, in seconds.
+        public var busyTimeout: Double = 5
+        /// Whether `Moves` holds comments, NAGs and variations too.
+        public var moves: MovesContent = .full
+        /// Whether mainline comments also go to the `Comments` table (read by ocgdb).
+        public var commentRows = true
+        /// Open for reading only: nothing is created or changed.
+        public var readOnly = false
+
+        public init(
+            busyTimeout: Double = 5, moves: MovesContent = .full, commentRows: Bool = true, readOnly: Bool = false
+        ) {
+            self.busyTimeout = busyTimeout
+            self.moves = moves
+            self.commentRows = commentRows
+            self.readOnly = readOnly
+        }
+    }
+
+    public let path: String
+    public let options: Options
+    let queue: DatabaseQueue
+
+    // Names already looked up, by table; valid while no other connection writes.
+    private var playerIDs: [String: Int64] = [:]
+    private var eventIDs: [String: Int64] = [:]
+    private var siteIDs: [String: Int64] = [:]
+    private var counts: Counts?
+    private var dataVersion: Int64?
+    /// Which optional columns and tables the file has (files made by other programs may lack some).
+    private var layout: WriteLayout?
+
+    struct Counts {
+        var games = 0
+        var players = 0
+        var events = 0
+        var sites = 0
+        var comments = 0
+    }
+
+    struct WriteLayout {
+        var hasMoves2: Bool
+        var hasComments: Bool
+    }
+
+    /// Opens the database at `path`, creating it (and its tables) if the file does not exist.
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        self.options = options
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw GameStoreError.missingFolder(path: path)
+        }
+        let exists = FileManager.default.fileExists(atPath: path)
+        if options.readOnly {
+            guard exists else { throw GameStoreError.notAGameDatabase(path: path, reason: "the file does not exist") }
+        } else if exists && !GameDatabase.isWritable(path) {
+            throw GameStoreError.readOnly(path: path)
+        } else if !GameDatabase.isWritable(folder) {
+            // SQLite writes its rollback journal beside the file.
+            throw GameStoreError.readOnly(path: path)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(options.busyTimeout)
+        configuration.readonly = options.readOnly
+        configuration.foreignKeysEnabled = true
+        configuration.label = "GameStore"
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw GameDatabase.translate(error, path: path, busyTimeout: options.busyTimeout)
+        }
+        if !options.readOnly {
+            try run { db in try self.prepare(db, created: !exists) }
+        }
+    }
+
+    /// Writable for this process, and not marked read-only (no write permission for anyone):
+    /// a file marked so is left alone even by a process that could override the mark.
+    static func isWritable(_ path: String) -> Bool {
+        guard FileManager.default.isWritableFile(atPath: path) else { return false }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let permissions = attributes?[.posixPermissions] as? NSNumber else { return true }
+        return permissions.intValue & 0o222 != 0
+    }
+
+    /// The SQL that creates the tables, indexes, sentinel rows and Info rows of a new file.
+    public static var schemaSQL: String { OCGDBSchema.sql }
+
+    /// Runs `body` on the connection, turning SQLite errors into `GameStoreError`s.
+    func run<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.writeWithoutTransaction(body)
+        } catch {
+            throw GameDatabase.translate(error, path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    static func translate(_ error: any Error, path: String, busyTimeout: Double) -> any Error {
+        if error is GameStoreError { return error }
+        guard let error = error as? DatabaseError else { return error }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return GameStoreError.locked(path: path, seconds: busyTimeout)
+        case .SQLITE_READONLY: return GameStoreError.readOnly(path: path)
+        case .SQLITE_NOTADB: return GameStoreError.notAGameDatabase(path: path, reason: "the file is not SQLite")
+        case .SQLITE_CANTOPEN:
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: folder) { return GameStoreError.missingFolder(path: path) }
+            return GameStoreError.sqlite(path: path, message: "cannot open the file (\(error.message ?? "unknown"))")
+        default:
+            return GameStoreError.sqlite(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// Journal mode, and the tables of a new file.
+    private func prepare(_ db: Database, created: Bool) throws {
+        // Never leave the file in WAL mode: readers of the format expect a rollback journal.
+        _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+        // A batch of an import writes tens of megabytes: a large page cache keeps SQLite from
+        // spilling pages to the file before the commit.
+        try db.execute(sql: "PRAGMA cache_size = -65536")
+        let hasGames = try db.tableExists("Games")
+        if !hasGames {
+            try db.inTransaction(.immediate) {
+                // Another program may have made the tables while this one waited for the lock.
+                if try !db.tableExists("Games") {
+                    try db.execute(sql: OCGDBSchema.sql)
+                    let title = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                    try db.execute(sql: "UPDATE Info SET Value = ? WHERE Name = 'Title'", arguments: [title])
+                }
+                return .commit
+            }
+        }
+        layout = try checkWritable(db)
+    }
+
+    /// The optional parts of the file's schema; throws when the file lacks what every write needs.
+    private func checkWritable(_ db: Database) throws -> WriteLayout {
+        let columns = Set(try db.columns(in: "Games").map(\.name))
+        let required = [
+            "EventID", "SiteID", "Date", "UTCTime", "Round", "WhiteID", "WhiteElo", "BlackID", "BlackElo",
+            "WhiteMaterial", "BlackMaterial", "Result", "TimeControl", "ECO", "PlyCount", "FEN", "Moves", "PawnHome",
+        ]
+        let missing = required.filter { !columns.contains($0) }
+        if !missing.isEmpty {
+            throw GameStoreError.notAGameDatabase(
+                path: path, reason: "its Games table has no \(missing.joined(separator: ", ")) column")
+        }
+        for table in ["Players", "Events", "Sites", "Info"] where try !db.tableExists(table) {
+            throw GameStoreError.notAGameDatabase(path: path, reason: "it has no \(table) table")
+        }
+        return WriteLayout(hasMoves2: columns.contains("Moves2"), hasComments: try db.tableExists("Comments"))
+    }
+
+    // MARK: Storing
+
+    /// Stores games given as PGN text: they are read on every core, then written in one
+    /// transaction. `progress` is called with (games done, games in all) while writing.
+    public func store(games: [GameSource], progress: ((Int, Int) -> Void)? = nil) throws -> StoreReport {
+        let content = options.moves
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<EncodedGame, RefusedGame>]>.allocate(
+            capacity: games.count)
+        results.initialize(repeating: [])
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        DispatchQueue.concurrentPerform(iterations: games.count) { k in
+            results[k] = GameEncoder.encode(bytes: games[k].bytes, firstIndex: games[k].index, content: content)
+        }
+        return try write(
+            pieces: Array(results), indexOffsets: Array(repeating: 0, count: games.count), progress: progress)
+    }
+
+    /// Writes encoded games (and records refused ones) in one transaction: either every game
+    /// of the batch is stored or, on an error, none is.
+    public func write(
+        _ games: [Result<EncodedGame, RefusedGame>], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> StoreReport {
+        try write(pieces: [games], indexOffsets: [0], progress: progress)
+    }
+
+    /// `write(_:)` for games encoded piece by piece: the refusals of `pieces[k]` are numbered
+    /// from `indexOffsets[k]`.
+    func write(
+        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> StoreReport {
+        var report = StoreReport()
+        try run { db in
+            try db.inTransaction(.immediate) {
+                report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress)
+                return .commit
+            }
+        }
+        if report.stored > 0 { removeSearchIndex() }
+        return report
+    }
+
+    private func writeInTransaction(
+        _ db: Database, _ pieces: [[Result<EncodedGame, RefusedGame>]], _ indexOffsets: [Int],
+        progress: ((Int, Int) -> Void)?
+    ) throws -> StoreReport {
+        let total = pieces.reduce(0) { $0 + $1.count }
+        var done = 0
+        let layout = try self.layout ?? checkWritable(db)
+        self.layout = layout
+        try refreshCaches(db)
+        var counts = self.counts!
+        var report = StoreReport()
+
+        let insertPlayer = try PreparedStatement(db, "INSERT OR IGNORE INTO Players (Name) VALUES (?)")
+        let selectPlayer = try PreparedStatement(db, "SELECT ID FROM Players WHERE Name = ?")
+        let insertEvent = try PreparedStatement(db, "INSERT OR IGNORE INTO Events (Name) VALUES (?)")
+        let selectEvent = try PreparedStatement(db, "SELECT ID FROM Events WHERE Name = ?")
+        let insertSite = try PreparedStatement(db, "INSERT OR IGNORE INTO Sites (Name) VALUES (?)")
+        let selectSite = try PreparedStatement(db, "SELECT ID FROM Sites WHERE Name = ?")
+        let findDuplicate = try PreparedStatement(
+            db,
+            """
+            SELECT 1 FROM Games WHERE WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
+            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 LIMIT 1
+            """)
+        let moves2Column = layout.hasMoves2 ? ", Moves2" : ""
+        let moves2Value = layout.hasMoves2 ? ", ?19" : ""
+        let insertGame = try PreparedStatement(
+            db,
+            """
+            INSERT INTO Games (EventID, SiteID, Date, UTCTime, Round, WhiteID, WhiteElo, BlackID, BlackElo, \
+            WhiteMaterial, BlackMaterial, Result, TimeControl, ECO, PlyCount, FEN, Moves, PawnHome\(moves2Column)) \
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18\(moves2Value))
+            """)
+        let writesComments = options.commentRows && layout.hasComments
+        let insertComment =
+            writesComments
+            ? try PreparedStatement(db, "INSERT INTO Comments (GameID, Ply, Comment) VALUES (?, ?, ?)") : nil
+
+        func id(
+            _ name: String?, cache: inout [String: Int64], insert: PreparedStatement, select: PreparedStatement,
+            added: inout Int
+        ) throws -> Int64 {
+            guard let name else { return 0 }
+            if let known = cache[name] { return known }
+            insert.bind(1, name)
+            try insert.step()
+            insert.reset()
+            let id: Int64
+            if db.changesCount > 0 {
+                id = db.lastInsertedRowID
+                added += 1
+            } else {
+                select.bind(1, name)
+                guard try select.step() else {
+                    select.reset()
+                    throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
+                }
+                id = select.int64(column: 0)
+                select.reset()
+            }
+            cache[name] = id
+            return id
+        }
+
+        var bestElo: [Int64: Int] = [:]
+        for (piece, games) in pieces.enumerated() {
+            for result in games {
+                if let progress, done % 256 == 0 { progress(done, total) }
+                done += 1
+                let game: EncodedGame
+                switch result {
+                case .failure(var refused):
+                    refused.index += indexOffsets[piece]
+                    report.refused.append(refused)
+                    continue
+                case .success(let encoded):
+                    game = encoded
+                }
+                let white = try id(
+                    game.white, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players)
+                let black = try id(
+                    game.black, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players)
+                let event = try id(
+                    game.event, cache: &eventIDs, insert: insertEvent, select: selectEvent, added: &counts.events)
+                let site = try id(
+                    game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites)
+
+                findDuplicate.bind(1, white)
+                findDuplicate.bind(2, black)
+                findDuplicate.bind(3, event)
+                findDuplicate.bind(4, site)
+                findDuplicate.bind(5, game.date)
+                findDuplicate.bind(6, game.utcTime)
+                findDuplicate.bind(7, game.round)
+                findDuplicate.bindBlob(8, game.moves)
+                let duplicate = try findDuplicate.step()
+                findDuplicate.reset()
+                if duplicate {
+                    report.duplicates += 1
+                    continue
+                }
+
+                insertGame.bind(1, event)
+                insertGame.bind(2, site)
+                insertGame.bind(3, game.date)
+                insertGame.bind(4, game.utcTime)
+                insertGame.bind(5, game.round)
+                insertGame.bind(6, white)
+                insertGame.bind(7, game.whiteElo)
+                insertGame.bind(8, black)
+                insertGame.bind(9, game.blackElo)
+                insertGame.bind(10, game.whiteMaterial)
+                insertGame.bind(11, game.blackMaterial)
+                insertGame.bind(12, game.result)
+                insertGame.bind(13, game.timeControl)
+                insertGame.bind(14, game.eco)
+                insertGame.bind(15, game.plyCount)
+                insertGame.bind(16, game.fen)
+                insertGame.bindBlob(17, game.moves)
+                insertGame.bind(18, game.pawnHome)
+                if layout.hasMoves2 { insertGame.bindBlob(19, game.moves2) }
+                try insertGame.step()
+                insertGame.reset()
+                let gameID = db.lastInsertedRowID
+                report.stored += 1
+                report.storedIDs.append(gameID)
+                counts.games += 1
+
+                if let insertComment {
+                    for row in game.commentRows {
+                        insertComment.bind(1, gameID)
+                        insertComment.bind(2, row.ply)
+                        insertComment.bindText(3, utf8: game.commentBytes[row.range])
+                        try insertComment.step()
+                        insertComment.reset()
+                        counts.comments += 1
+                    }
+                }
+                if let elo = game.whiteElo, white != 0 { bestElo[white] = max(bestElo[white] ?? elo, elo) }
+                if let elo = game.blackElo, black != 0 { bestElo[black] = max(bestElo[black] ?? elo, elo) }
+            }
+        }
+
+        // A player's Elo is the highest rating seen in their games.
+        if !bestElo.isEmpty {
+            let updateElo = try PreparedStatement(
+                db, "UPDATE Players SET Elo = ?2 WHERE ID = ?1 AND (Elo IS NULL OR Elo < ?2)")
+            for (player, elo) in bestElo {
+                updateElo.bind(1, player)
+                updateElo.bind(2, elo)
+                try updateElo.step()
+                updateElo.reset()
+            }
+        }
+        try writeCounts(db, counts)
+        self.counts = counts
+        progress?(total, total)
+        return report
+    }
+
+    /// Drops what this connection remembers when another program changed the file since.
+    private func refreshCaches(_ db: Database) throws {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        if version == dataVersion && counts != nil { return }
+        playerIDs.removeAll()
+        eventIDs.removeAll()
+        siteIDs.removeAll()
+        var counts = Counts()
+        counts.games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0
+        counts.players = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Players") ?? 0
+        counts.events = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Events") ?? 0
+        counts.sites = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Sites") ?? 0
+        if layout?.hasComments == true {
+            counts.comments = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Comments") ?? 0
+        }
+        self.counts = counts
+        dataVersion = version
+    }
+
+    private func writeCounts(_ db: Database, _ counts: Counts) throws {
+        let upsert = try PreparedStatement(
+            db, "INSERT INTO Info (Name, Value) VALUES (?, ?) ON CONFLICT (Name) DO UPDATE SET Value = excluded.Value")
+        var rows = [
+            ("GameCount", counts.games), ("PlayerCount", counts.players), ("EventCount", counts.events),
+            ("SiteCount", counts.sites),
+        ]
+        if layout?.hasComments == true { rows.append(("CommentCount", counts.comments)) }
+        for (name, value) in rows {
+            upsert.bind(1, name)
+            upsert.bind(2, String(value))
+            try upsert.step()
+            upsert.reset()
+        }
+    }
+
+    /// En Croissant's position-search index (`<name>.ecsi`) describes the games as they were:
+    /// it is never rebuilt by itself, so it goes after every change.
+    private func removeSearchIndex() {
+        let url = URL(fileURLWithPath: path)
+        let candidates = [
+            url.deletingPathExtension().appendingPathExtension("ecsi"), url.appendingPathExtension("ecsi"),
+        ]
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate.path) {
+            try? FileManager.default.removeItem(at: candidate)
+        }
+    }
+}

@@ -1,0 +1,399 @@
+import ChessCore
+import PGN
+
+/// One game ready for the `Games` table: every column's value, worked out from its PGN.
+public struct EncodedGame: Sendable {
+    public var event: String?
+    public var site: String?
+    public var white: String?
+    public var black: String?
+    /// `Date`, or `UTCDate` when there is no `Date`.
+    public var date: String?
+    public var utcTime: String?
+    public var round: String?
+    /// Rating; nil when absent or unreadable (`-` reads as 0).
+    public var whiteElo: Int?
+    public var blackElo: Int?
+    /// The smallest material (P=1 N=3 B=3 R=5 Q=9) each side had in the mainline.
+    public var whiteMaterial: Int
+    public var blackMaterial: Int
+    /// The Result tag's text (the termination marker's when there is no tag).
+    public var result: String?
+    public var timeControl: String?
+    public var eco: String?
+    /// The FEN tag, nil when the game starts from the standard position.
+    public var fen: String?
+    public var plyCount: Int
+    /// En Croissant's encoding (see `MovesBlob`).
+    public var moves: [UInt8]
+    /// Pawns on their home rank at the end of the mainline: White's a–h as bits 0–7, Black's as 8–15.
+    public var pawnHome: Int
+    /// ocgdb's encoding of the mainline (see `Moves2`).
+    public var moves2: [UInt8]
+    /// The mainline's comments: the 0-based index of the move each follows (-1 before the
+    /// first move), and its UTF-8 text as a range of `commentBytes`.
+    public var commentRows: [(ply: Int, range: Range<Int>)]
+    public var commentBytes: [UInt8]
+
+    /// The mainline's comments as text.
+    public var comments: [(ply: Int, text: String)] {
+        commentRows.map { ($0.ply, String(decoding: commentBytes[$0.range], as: UTF8.self)) }
+    }
+}
+
+/// A game that could not be stored, and why.
+public struct RefusedGame: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The game's number in its file or batch, from 0.
+    public var index: Int
+    /// Why, e.g. `illegal move 23...Nf3`.
+    public var reason: String
+
+    public init(index: Int, reason: String) {
+        self.index = index
+        self.reason = reason
+    }
+
+    /// `game 12, illegal move 23...Nf3` (games counted from 1).
+    public var description: String { "game \(index + 1), \(reason)" }
+}
+
+/// Turns parsed PGN games into `EncodedGame`s. Pure and thread-safe: many can run at once.
+public enum GameEncoder {
+    /// Every game of a text (or of a piece of a file holding whole games), numbered from
+    /// `firstIndex`, in order.
+    public static func encode(
+        _ source: SourceText, firstIndex: Int = 0, content: MovesContent = .full
+    ) -> [Result<EncodedGame, RefusedGame>] {
+        encode(bytes: source.bytes, firstIndex: firstIndex, content: content)
+    }
+
+    /// `encode(_:)` on UTF-8 bytes (or Latin-1 when they are not valid UTF-8).
+    public static func encode(
+        bytes: [UInt8], firstIndex: Int = 0, content: MovesContent = .full
+    ) -> [Result<EncodedGame, RefusedGame>] {
+        let latin1 = !SourceText.isValidUTF8(bytes)
+        return bytes.withUnsafeBufferPointer { buffer in
+            let parser = Parser(buffer)
+            var results: [Result<EncodedGame, RefusedGame>] = []
+            results.reserveCapacity(parser.games.count)
+            var scratch = Scratch()
+            for (k, syntax) in parser.games.enumerated() {
+                let text = Text(bytes: buffer, latin1: latin1)
+                results.append(encode(syntax, text: text, index: firstIndex + k, content: content, scratch: &scratch))
+            }
+            return results
+        }
+    }
+
+    /// Lines of play left to finish while a variation is read, kept between games.
+    struct Scratch {
+        var parents: [Line] = []
+        var value: [UInt8] = []
+    }
+
+    struct Line {
+        var position: Position
+        var before: Position?
+        /// Plies from the start of the game to `position`.
+        var ply: Int
+    }
+
+    /// The bytes of a text and how to read them.
+    struct Text {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let latin1: Bool
+
+        func string(_ range: Range<Int>) -> String {
+            string(UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+
+        func string(_ slice: UnsafeBufferPointer<UInt8>) -> String {
+            if !latin1 { return String(decoding: slice, as: UTF8.self) }
+            var result = ""
+            result.unicodeScalars.append(contentsOf: slice.map { Unicode.Scalar($0) })
+            return result
+        }
+
+        /// A tag's value: quotes removed, `\"` and `\\` resolved.
+        func value(_ range: Range<Int>, scratch: inout [UInt8]) -> String {
+            var lower = range.lowerBound
+            var upper = range.upperBound
+            if lower < upper && bytes[lower] == 0x22 { lower += 1 }
+            if upper > lower && bytes[upper - 1] == 0x22
+                && !(upper - 2 >= lower && bytes[upper - 2] == 0x5C
+                    && !(upper - 3 >= lower && bytes[upper - 3] == 0x5C))
+            {
+                upper -= 1
+            }
+            var escaped = false
+            for k in lower..<upper where bytes[k] == 0x5C {
+                escaped = true
+                break
+            }
+            if !escaped { return string(lower..<upper) }
+            scratch.removeAll(keepingCapacity: true)
+            var k = lower
+            while k < upper {
+                if bytes[k] == 0x5C && k + 1 < upper {
+                    k += 1
+                }
+                scratch.append(bytes[k])
+                k += 1
+            }
+            return scratch.withUnsafeBufferPointer { string($0) }
+        }
+    }
+
+    static func encode(
+        _ syntax: GameSyntax, text: Text, index: Int, content: MovesContent, scratch: inout Scratch
+    ) -> Result<EncodedGame, RefusedGame> {
+        var game = EncodedGame(
+            whiteMaterial: 39, blackMaterial: 39, plyCount: 0, moves: [], pawnHome: 0xFFFF, moves2: [],
+            commentRows: [], commentBytes: [])
+        var variantTag: String?
+        var fenTag: String?
+        var utcDate: String?
+        var resultTag: String?
+        let bytes = text.bytes
+        for tag in syntax.tags {
+            guard let valueRange = tag.valueRange else { continue }
+            let name = UnsafeBufferPointer(rebasing: bytes[tag.nameRange])
+            func value() -> String { text.value(valueRange, scratch: &scratch.value) }
+            switch String(decoding: name, as: UTF8.self) {
+            case "Event": game.event = value()
+            case "Site": game.site = value()
+            case "Date": game.date = value()
+            case "UTCDate": utcDate = value()
+            case "UTCTime": game.utcTime = value()
+            case "Round": game.round = value()
+            case "White": game.white = value()
+            case "Black": game.black = value()
+            case "WhiteElo": game.whiteElo = parseElo(value())
+            case "BlackElo": game.blackElo = parseElo(value())
+            case "Result": resultTag = value()
+            case "TimeControl": game.timeControl = value()
+            case "ECO": game.eco = value()
+            case "FEN": fenTag = value()
+            case "Variant": variantTag = value()
+            default: break
+            }
+        }
+        if game.date == nil || game.date!.isEmpty, let utcDate { game.date = utcDate }
+        if let resultTag {
+            game.result = resultTag
+        } else if let marker = syntax.resultIndex {
+            game.result = GameResult(rawValue: syntax.nodes[marker].value)?.text
+        }
+
+        let start = GameStart(variantTag: variantTag, fenTag: fenTag)
+        if case .unsupported(let name) = start.variant {
+            return .failure(RefusedGame(index: index, reason: "unsupported variant \"\(name)\""))
+        }
+        if let error = start.fenError {
+            return .failure(RefusedGame(index: index, reason: "invalid FEN: \(error.description)"))
+        }
+        guard let startPosition = start.position else {
+            return .failure(RefusedGame(index: index, reason: "no start position"))
+        }
+        if let fenTag, startPosition != .startingPosition || startPosition.isChess960 {
+            game.fen = fenTag.trimmingASCIISpaces
+        }
+        let chess960 = startPosition.isChess960
+
+        var (whiteMaterial, blackMaterial) = materials(startPosition)
+        // The line being read is kept in locals; the lines it returns to wait in `parents`.
+        var parents = scratch.parents
+        parents.removeAll(keepingCapacity: true)
+        defer { scratch.parents = parents }
+        var position = startPosition
+        var inCheck = position.isCheck
+        var before: Position?
+        var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
+        var moves: [UInt8] = []
+        moves.reserveCapacity(syntax.nodes.count + 8)
+        var moves2: [UInt8] = []
+        moves2.reserveCapacity(syntax.nodes.count)
+        var mainlinePlies = 0
+        var skipped = 0  // depth inside variations left out (`mainline` content)
+        let full = content == .full
+
+        for node in syntax.nodes {
+            switch node.kind {
+            case .moveNumber, .result:
+                continue
+            case .move:
+                if skipped > 0 { continue }
+                let san = UnsafeBufferPointer(rebasing: bytes[node.range])
+                let inVariation = !parents.isEmpty
+                let played: (SANMove, Position)
+                do throws(SANError) {
+                    played = try position.playSAN(bytes: san)
+                } catch {
+                    return .failure(
+                        RefusedGame(
+                            index: index, reason: moveFailure(error, san: san, ply: ply, inVariation: inVariation)))
+                }
+                let move = played.0.move
+                guard !move.isNull, let moveIndex = MoveOrder.index(of: move, in: position, inCheck: inCheck) else {
+                    let place = inVariation ? " in a variation" : ""
+                    return .failure(
+                        RefusedGame(
+                            index: index,
+                            reason: "null move \(moveLabel(san: san, ply: ply))\(place): the database cannot hold it"))
+                }
+                moves.append(UInt8(truncatingIfNeeded: moveIndex))
+                before = position
+                position = played.1
+                ply += 1
+                inCheck = givesCheck(san: san, leniency: played.0.leniency) ?? position.isCheck
+                if !inVariation {
+                    mainlinePlies += 1
+                    Moves2.append(move, chess960: chess960, to: &moves2)
+                    let (white, black) = materials(position)
+                    whiteMaterial = min(whiteMaterial, white)
+                    blackMaterial = min(blackMaterial, black)
+                }
+            case .nag:
+                if skipped > 0 || !full || node.value < 0 { continue }
+                MovesBlob.appendNAG(node.value, to: &moves)
+            case .comment:
+                if skipped > 0 { continue }
+                let bodyStart = game.commentBytes.count
+                appendCommentText(text, node.range, lineComment: node.value == 1, to: &game.commentBytes)
+                let body = bodyStart..<game.commentBytes.count
+                if full { MovesBlob.appendComment(game.commentBytes[body], to: &moves) }
+                if parents.isEmpty {
+                    game.commentRows.append((mainlinePlies - 1, body))
+                } else {
+                    game.commentBytes.removeSubrange(body)
+                }
+            case .variationStart:
+                if skipped > 0 || !full {
+                    skipped += 1
+                    continue
+                }
+                guard let start = before else {
+                    return .failure(
+                        RefusedGame(index: index, reason: "a variation comes before any move it could replace"))
+                }
+                moves.append(MovesBlob.variationStart)
+                parents.append(Line(position: position, before: before, ply: ply))
+                position = start
+                inCheck = position.isCheck
+                before = nil
+                ply -= 1
+            case .variationEnd:
+                if skipped > 0 {
+                    skipped -= 1
+                    continue
+                }
+                guard let parent = parents.popLast() else { continue }
+                moves.append(MovesBlob.variationEnd)
+                position = parent.position
+                inCheck = position.isCheck
+                before = parent.before
+                ply = parent.ply
+            }
+        }
+        // A variation left open at the end of the game is closed.
+        while let parent = parents.popLast() {
+            moves.append(MovesBlob.variationEnd)
+            position = parent.position
+        }
+        game.plyCount = mainlinePlies
+        game.moves = moves
+        game.moves2 = moves2
+        game.whiteMaterial = whiteMaterial
+        game.blackMaterial = blackMaterial
+        game.pawnHome = pawnHome(position)
+        return .success(game)
+    }
+
+    /// Whether a move gives check, from its `+` or `#` when the SAN reader found the sign
+    /// right; nil when the text cannot tell.
+    @inline(__always)
+    static func givesCheck(san: UnsafeBufferPointer<UInt8>, leniency: SANLeniency) -> Bool? {
+        guard leniency.isDisjoint(with: [.missingCheck, .wrongCheck, .enPassantSuffix]), let last = san.last else {
+            return nil
+        }
+        return last == 0x2B || last == 0x23  // + #
+    }
+
+    /// White's and Black's material, P=1 N=3 B=3 R=5 Q=9.
+    @inline(__always)
+    static func materials(_ position: Position) -> (Int, Int) {
+        func value(_ side: Bitboard) -> Int {
+            (position.pawns & side).count + 3 * ((position.knights | position.bishops) & side).count + 5
+                * (position.rooks & side).count + 9 * (position.queens & side).count
+        }
+        return (value(position.white), value(position.black))
+    }
+
+    /// White pawns on rank 2 as bits 0–7 (a-file first), Black pawns on rank 7 as bits 8–15.
+    static func pawnHome(_ position: Position) -> Int {
+        let white = (position.pawns & position.white).raw >> 8 & 0xFF
+        let black = (position.pawns & position.black).raw >> 48 & 0xFF
+        return Int(white | black << 8)
+    }
+
+    /// An Elo tag: digits (spaces around allowed), `-` for unrated (0); anything else is nil.
+    public static func parseElo(_ text: String) -> Int? {
+        let trimmed = text.trimmingASCIISpaces
+        if trimmed == "-" { return 0 }
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 9, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return nil
+        }
+        return Int(trimmed)
+    }
+
+    /// A comment's text without its delimiters and surrounding white space, as UTF-8.
+    static func appendCommentText(_ text: Text, _ range: Range<Int>, lineComment: Bool, to output: inout [UInt8]) {
+        let bytes = text.bytes
+        var lower = range.lowerBound + 1  // `{` or `;`
+        var upper = range.upperBound
+        if !lineComment && upper > lower && bytes[upper - 1] == 0x7D { upper -= 1 }
+        while lower < upper && isSpace(bytes[lower]) { lower += 1 }
+        while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
+        if text.latin1 {
+            output.append(contentsOf: text.string(lower..<upper).utf8)
+        } else {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
+        }
+    }
+
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    /// `23...Nf3` for the move about to be played at `ply`.
+    static func moveLabel(san: UnsafeBufferPointer<UInt8>, ply: Int) -> String {
+        var text = String(decoding: san, as: UTF8.self)
+        if text.count > 40 { text = String(text.prefix(39)) + "…" }
+        return "\(ply / 2 + 1)\(ply % 2 == 1 ? "..." : ".")\(text)"
+    }
+
+    static func moveFailure(_ error: SANError, san: UnsafeBufferPointer<UInt8>, ply: Int, inVariation: Bool) -> String {
+        let label = moveLabel(san: san, ply: ply)
+        let place = inVariation ? " in a variation" : ""
+        switch error {
+        case .syntax: return "unreadable move \(label)\(place)"
+        case .illegal: return "illegal move \(label)\(place)"
+        case .ambiguous: return "ambiguous move \(label)\(place)"
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and line breaks.
+    var trimmingASCIISpaces: String {
+        let scalars = unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        func space(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
+        }
+        while start < end && space(scalars[start]) { start = scalars.index(after: start) }
+        while end > start && space(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        if start == scalars.startIndex && end == scalars.endIndex { return self }
+        return String(scalars[start..<end])
+    }
+}

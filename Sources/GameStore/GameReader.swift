@@ -1,0 +1,469 @@
+import ChessCore
+import Dispatch
+import Foundation
+import GRDB
+import PGN
+
+/// How a database stores its moves, told apart by `PRAGMA table_info(Games)` and `Info`.
+public enum MovesLayout: String, Sendable, Equatable {
+    /// `Moves` in En Croissant's one-byte encoding, with markers (files with `PawnHome`).
+    case enCroissant
+    /// ocgdb's two-byte `Moves2`, current promotion codes (an Info row `Data Structure Version`).
+    case ocgdbMoves2
+    /// ocgdb's two-byte `Moves2` with the old promotion codes (2 queen … 5 knight).
+    case ocgdbMoves2Old
+    /// `Moves` as SAN movetext.
+    case text
+    /// A two-byte `Moves` BLOB, `from | to << 6 | promotion << 12`, promotion 1 queen, 2 bishop,
+    /// 3 rook, 4 knight: tried when a BLOB without En Croissant's columns does not decode as
+    /// En Croissant's encoding.
+    case twoByte
+}
+
+/// What an export did.
+public struct ExportReport: Sendable, Equatable {
+    public var exported = 0
+    /// Games whose moves could not be read, with the reason (they are left out).
+    public var failed: [GameStoreError] = []
+    /// The layouts the games were read with, and how many games each.
+    public var layouts: [MovesLayout: Int] = [:]
+
+    public init() {}
+}
+
+/// A row of `Games` with its names joined, as read before decoding.
+struct GameRow: Sendable {
+    var id: Int64
+    var event: String?
+    var eventID: Int64?
+    var site: String?
+    var siteID: Int64?
+    var date: String?
+    var utcTime: String?
+    var round: String?
+    var white: String?
+    var whiteID: Int64?
+    var black: String?
+    var blackID: Int64?
+    var whiteElo: Int64?
+    var blackElo: Int64?
+    var result: String?
+    var timeControl: String?
+    var eco: String?
+    var fen: String?
+    var moves: [UInt8]?
+    var movesAreText = false
+    var moves2: [UInt8]?
+    /// Mainline comments from the `Comments` table, in order.
+    var comments: [(ply: Int, text: String)] = []
+}
+
+/// What the reader learned about a file's schema.
+struct ReadLayout: Sendable {
+    var columns: [String: String]  // name → declared type, upper-cased
+    var primary: MovesLayout
+    var hasComments: Bool
+    var hasEvents: Bool
+    var hasSites: Bool
+    var hasPlayers: Bool
+
+    func has(_ column: String) -> Bool { columns[column] != nil }
+}
+
+extension GameDatabase {
+    /// Opens an existing database for reading only.
+    public static func openForReading(path: String, busyTimeout: Double = 5) throws -> GameDatabase {
+        try GameDatabase(path: path, options: Options(busyTimeout: busyTimeout, readOnly: true))
+    }
+
+    func readLayout(_ db: Database) throws -> ReadLayout {
+        guard try db.tableExists("Games") else {
+            throw GameStoreError.notAGameDatabase(path: path, reason: "it has no Games table")
+        }
+        var columns: [String: String] = [:]
+        for column in try db.columns(in: "Games") { columns[column.name] = column.type.uppercased() }
+        let hasInfo = try db.tableExists("Info")
+        let version =
+            hasInfo
+            ? try String.fetchOne(db, sql: "SELECT Value FROM Info WHERE Name = 'Data Structure Version'") : nil
+        let primary: MovesLayout
+        if columns["PawnHome"] != nil {
+            primary = .enCroissant
+        } else if columns["Moves2"] != nil {
+            primary = version == nil ? .ocgdbMoves2Old : .ocgdbMoves2
+        } else if let type = columns["Moves"], type.contains("TEXT") || type.contains("CHAR") {
+            primary = .text
+        } else if columns["Moves"] != nil {
+            primary = .twoByte
+        } else {
+            throw GameStoreError.notAGameDatabase(path: path, reason: "its Games table has no Moves or Moves2 column")
+        }
+        return ReadLayout(
+            columns: columns, primary: primary, hasComments: try db.tableExists("Comments"),
+            hasEvents: try db.tableExists("Events"), hasSites: try db.tableExists("Sites"),
+            hasPlayers: try db.tableExists("Players"))
+    }
+
+    /// The IDs of the games, in order; with `player`, only the games where that player (exact
+    /// name) has White or Black.
+    public func gameIDs(player: String? = nil) throws -> [Int64] {
+        try run { db in
+            guard let player else { return try Int64.fetchAll(db, sql: "SELECT ID FROM Games ORDER BY ID") }
+            return try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT g.ID FROM Games g JOIN Players p ON p.ID = g.WhiteID OR p.ID = g.BlackID \
+                    WHERE p.Name = ? GROUP BY g.ID ORDER BY g.ID
+                    """, arguments: [player])
+        }
+    }
+
+    /// One game, decoded.
+    public func game(id: Int64) throws -> StoredGame {
+        let (rows, layout) = try run { db -> ([GameRow], ReadLayout) in
+            let layout = try readLayout(db)
+            return (
+                try fetchRows(db, layout: layout, where: "g.ID = ?", arguments: [id], afterID: nil, limit: 1), layout
+            )
+        }
+        guard let row = rows.first else { throw GameStoreError.noSuchGame(id: id) }
+        return try GameDatabase.decode(row, layout: layout)
+    }
+
+    /// Writes games as PGN, in ID order, a blank line between them: all of them, those of one
+    /// player (exact name), or those with the given IDs. Games are read in batches and decoded
+    /// on every core; `write` receives the text of each batch in order.
+    public func exportPGN(
+        player: String? = nil, ids: [Int64]? = nil, write: (String) throws -> Void
+    ) throws -> ExportReport {
+        var report = ExportReport()
+        let layout = try run { db in try readLayout(db) }
+        var condition: String?
+        var arguments: StatementArguments = []
+        if let player {
+            condition = "(w.Name = ? OR b.Name = ?)"
+            arguments = [player, player]
+        }
+        if let ids {
+            if ids.isEmpty { return report }
+            let list = ids.map(String.init).joined(separator: ",")
+            condition = (condition.map { $0 + " AND " } ?? "") + "g.ID IN (\(list))"
+        }
+        var lastID: Int64?
+        let batchSize = 2_048
+        var first = true
+        while true {
+            let rows = try run { db in
+                try fetchRows(
+                    db, layout: layout, where: condition, arguments: arguments, afterID: lastID, limit: batchSize)
+            }
+            if rows.isEmpty { break }
+            lastID = rows.last!.id
+            nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<StoredGame, GameStoreError>>
+                .allocate(capacity: rows.count)
+            nonisolated(unsafe) let texts = UnsafeMutableBufferPointer<String>.allocate(capacity: rows.count)
+            texts.initialize(repeating: "")
+            let width = max(1, ProcessInfo.processInfo.activeProcessorCount) * 4
+            let chunk = (rows.count + width - 1) / width
+            DispatchQueue.concurrentPerform(iterations: width) { part in
+                let lower = part * chunk
+                let upper = min(rows.count, lower + chunk)
+                guard lower < upper else { return }
+                for k in lower..<upper {
+                    do {
+                        let game = try GameDatabase.decode(rows[k], layout: layout)
+                        texts[k] = game.pgn
+                        (results.baseAddress! + k).initialize(to: .success(game))
+                    } catch {
+                        let failure =
+                            (error as? GameStoreError)
+                            ?? .unreadableGame(id: rows[k].id, reason: "\(error)")
+                        (results.baseAddress! + k).initialize(to: .failure(failure))
+                    }
+                }
+            }
+            var output = ""
+            for k in 0..<rows.count {
+                switch results[k] {
+                case .success(let game):
+                    if !first { output += "\n" }
+                    first = false
+                    output += texts[k]
+                    report.exported += 1
+                    report.layouts[game.layout, default: 0] += 1
+                case .failure(let error):
+                    report.failed.append(error)
+                }
+            }
+            results.deinitialize()
+            results.deallocate()
+            texts.deinitialize()
+            texts.deallocate()
+            try write(output)
+            if rows.count < batchSize { break }
+        }
+        return report
+    }
+
+    /// Reads rows of `Games` with their names, `afterID` on, at most `limit`.
+    private func fetchRows(
+        _ db: Database, layout: ReadLayout, where condition: String?, arguments: StatementArguments, afterID: Int64?,
+        limit: Int
+    ) throws -> [GameRow] {
+        func column(_ name: String) -> String { layout.has(name) ? "g.\(name)" : "NULL" }
+        let eventName = layout.hasEvents && layout.has("EventID") ? "e.Name" : "NULL"
+        let siteName = layout.hasSites && layout.has("SiteID") ? "s.Name" : "NULL"
+        let playerNames = layout.hasPlayers && layout.has("WhiteID") && layout.has("BlackID")
+        var joins = ""
+        if eventName != "NULL" { joins += " LEFT JOIN Events e ON e.ID = g.EventID" }
+        if siteName != "NULL" { joins += " LEFT JOIN Sites s ON s.ID = g.SiteID" }
+        if playerNames {
+            joins += " LEFT JOIN Players w ON w.ID = g.WhiteID LEFT JOIN Players b ON b.ID = g.BlackID"
+        }
+        var conditions: [String] = []
+        if let condition { conditions.append(condition) }
+        var arguments = arguments
+        if let afterID {
+            conditions.append("g.ID > ?")
+            arguments += [afterID]
+        }
+        let sql = """
+            SELECT g.ID, \(eventName), \(siteName), \(column("Date")), \(column("UTCTime")), \(column("Round")), \
+            \(playerNames ? "w.Name" : "NULL"), \(column("WhiteID")), \(playerNames ? "b.Name" : "NULL"), \
+            \(column("BlackID")), \(column("WhiteElo")), \(column("BlackElo")), \(column("Result")), \
+            \(column("TimeControl")), \(column("ECO")), \(column("FEN")), \(column("Moves")), \(column("Moves2")), \(column("EventID")), \(column("SiteID")) \
+            FROM Games g\(joins)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) \
+            ORDER BY g.ID LIMIT \(limit)
+            """
+        var rows: [GameRow] = []
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try cursor.next() {
+            var game = GameRow(id: row[0])
+            game.event = text(row, 1)
+            game.site = text(row, 2)
+            game.date = text(row, 3)
+            game.utcTime = text(row, 4)
+            game.round = text(row, 5)
+            game.white = text(row, 6)
+            game.whiteID = row[7]
+            game.black = text(row, 8)
+            game.blackID = row[9]
+            game.whiteElo = integer(row, 10)
+            game.blackElo = integer(row, 11)
+            game.result = text(row, 12)
+            game.timeControl = text(row, 13)
+            game.eco = text(row, 14)
+            game.fen = text(row, 15)
+            switch row[16] as DatabaseValue {
+            case let value where value.isNull: break
+            case let value:
+                switch value.storage {
+                case .blob(let data): game.moves = Array(data)
+                case .string(let string):
+                    game.moves = Array(string.utf8)
+                    game.movesAreText = true
+                default: break
+                }
+            }
+            if let data = row[17] as Data? { game.moves2 = Array(data) }
+            game.eventID = row[18]
+            game.siteID = row[19]
+            rows.append(game)
+        }
+        // ocgdb keeps mainline comments apart.
+        if layout.hasComments, let firstID = rows.first?.id, let lastID = rows.last?.id {
+            var index: [Int64: Int] = [:]
+            for (k, row) in rows.enumerated() { index[row.id] = k }
+            let comments = try Row.fetchCursor(
+                db, sql: "SELECT GameID, Ply, Comment FROM Comments WHERE GameID BETWEEN ? AND ? ORDER BY GameID, ID",
+                arguments: [firstID, lastID])
+            while let comment = try comments.next() {
+                guard let gameID = comment[0] as Int64?, let k = index[gameID] else { continue }
+                rows[k].comments.append((comment[1] as Int? ?? -1, comment[2] as String? ?? ""))
+            }
+        }
+        return rows
+    }
+
+    private func text(_ row: Row, _ index: Int) -> String? {
+        let value = row[index] as DatabaseValue
+        switch value.storage {
+        case .string(let string): return string
+        case .int64(let number): return String(number)
+        case .double(let number): return String(number)
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        case .null: return nil
+        }
+    }
+
+    private func integer(_ row: Row, _ index: Int) -> Int64? {
+        let value = row[index] as DatabaseValue
+        switch value.storage {
+        case .int64(let number): return number
+        case .double(let number): return Int64(exactly: number.rounded())
+        case .string(let string): return Int64(string.trimmingASCIISpaces)
+        default: return nil
+        }
+    }
+
+    // MARK: Decoding
+
+    static func decode(_ row: GameRow, layout: ReadLayout) throws -> StoredGame {
+        var start = Position.startingPosition
+        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
+            do {
+                start = try Position(fen: fen)
+            } catch {
+                throw GameStoreError.unreadableGame(id: row.id, reason: "bad FEN \"\(fen)\": \(error.description)")
+            }
+        }
+        var (elements, used) = try decodeMoves(row, layout: layout, start: start)
+        // Comments kept apart (ocgdb, or a `mainline` blob) go back after their moves.
+        if !row.comments.isEmpty && !elements.contains(where: { if case .comment = $0 { true } else { false } }) {
+            elements = merge(row.comments, into: elements)
+        }
+        return StoredGame(
+            id: row.id, tags: tags(row, start: start), start: start, elements: elements,
+            result: marker(row.result), layout: used)
+    }
+
+    private static func decodeMoves(
+        _ row: GameRow, layout: ReadLayout, start: Position
+    ) throws -> (
+        [MovetextElement], MovesLayout
+    ) {
+        func moves2(
+            _ blob: [UInt8], _ codes: Moves2.PromotionCodes, _ used: MovesLayout
+        ) throws -> (
+            [MovetextElement], MovesLayout
+        ) {
+            guard let moves = Moves2.decode(blob, from: start, codes: codes) else {
+                throw GameStoreError.unreadableGame(id: row.id, reason: "its Moves2 column names an illegal move")
+            }
+            return (moves.map(MovetextElement.move), used)
+        }
+        func enCroissant(_ blob: [UInt8]) throws -> ([MovetextElement], MovesLayout) {
+            do {
+                return (try MovesBlob.decode(blob, from: start), .enCroissant)
+            } catch {
+                throw GameStoreError.unreadableGame(id: row.id, reason: error.description)
+            }
+        }
+        switch layout.primary {
+        case .enCroissant:
+            if let moves = row.moves {
+                return row.movesAreText ? try text(row, start: start) : try enCroissant(moves)
+            }
+            if let blob = row.moves2 { return try moves2(blob, .current, .ocgdbMoves2) }
+            return ([], .enCroissant)
+        case .ocgdbMoves2, .ocgdbMoves2Old:
+            if let blob = row.moves2 {
+                return try moves2(blob, layout.primary == .ocgdbMoves2 ? .current : .old, layout.primary)
+            }
+            if let moves = row.moves {
+                return row.movesAreText ? try text(row, start: start) : try enCroissant(moves)
+            }
+            return ([], layout.primary)
+        case .text, .twoByte:
+            guard let moves = row.moves else { return ([], layout.primary) }
+            if row.movesAreText || layout.primary == .text { return try text(row, start: start) }
+            // Ambiguous: En Croissant's encoding if every byte reads, else two bytes a move.
+            if let elements = try? MovesBlob.decode(moves, from: start) { return (elements, .enCroissant) }
+            return try moves2(moves, .queenFirst, .twoByte)
+        }
+    }
+
+    /// SAN movetext stored as text.
+    private static func text(_ row: GameRow, start: Position) throws -> ([MovetextElement], MovesLayout) {
+        var pgn = ""
+        if let fen = row.fen, !fen.isEmpty { pgn += "[FEN \"\(PGNWriter.escaped(fen))\"]\n\n" }
+        pgn += String(decoding: row.moves ?? [], as: UTF8.self)
+        let results = GameEncoder.encode(SourceText(pgn))
+        guard let first = results.first else { return ([], .text) }
+        switch first {
+        case .success(let game):
+            do {
+                return (try MovesBlob.decode(game.moves, from: start), .text)
+            } catch {
+                throw GameStoreError.unreadableGame(id: row.id, reason: error.description)
+            }
+        case .failure(let refused):
+            throw GameStoreError.unreadableGame(id: row.id, reason: refused.reason)
+        }
+    }
+
+    /// Puts mainline comments (by the ply of the move they follow) into a movetext.
+    static func merge(_ comments: [(ply: Int, text: String)], into elements: [MovetextElement]) -> [MovetextElement] {
+        var byPly: [Int: [String]] = [:]
+        for comment in comments { byPly[comment.ply, default: []].append(comment.text) }
+        var result: [MovetextElement] = (byPly[-1] ?? []).map(MovetextElement.comment)
+        var depth = 0
+        var ply = -1
+        for element in elements {
+            result.append(element)
+            switch element {
+            case .move where depth == 0:
+                ply += 1
+                result += (byPly[ply] ?? []).map(MovetextElement.comment)
+            case .variationStart: depth += 1
+            case .variationEnd: depth -= 1
+            default: break
+            }
+        }
+        // Comments past the last move still go at the end.
+        for (later, texts) in byPly.sorted(by: { $0.key < $1.key }) where later > ply {
+            result += texts.map(MovetextElement.comment)
+        }
+        return result
+    }
+
+    static func marker(_ result: String?) -> String {
+        switch result?.trimmingASCIISpaces {
+        case "1-0"?: return "1-0"
+        case "0-1"?: return "0-1"
+        case "1/2-1/2"?, "½-½"?: return "1/2-1/2"
+        default: return "*"
+        }
+    }
+
+    /// The tags a row gives back: the Seven Tag Roster (`?` for what is unknown), then the
+    /// other columns that have a value, by name.
+    static func tags(_ row: GameRow, start: Position) -> [(name: String, value: String)] {
+        func name(_ value: String?, id: Int64?) -> String {
+            guard let value, id != 0 else { return "?" }
+            return value
+        }
+        var date = row.date ?? "????.??.??"
+        if date.contains("-") { date = date.replacingOccurrences(of: "-", with: ".") }
+        // The sentinel rows (ID 0) stand for an absent tag.
+        let tags: [(name: String, value: String)] = [
+            ("Event", name(row.event, id: row.eventID)), ("Site", name(row.site, id: row.siteID)), ("Date", date),
+            ("Round", row.round ?? "?"), ("White", name(row.white, id: row.whiteID)),
+            ("Black", name(row.black, id: row.blackID)), ("Result", row.result ?? "*"),
+        ]
+        var others: [(name: String, value: String)] = []
+        if let elo = row.blackElo { others.append(("BlackElo", elo == 0 ? "-" : String(elo))) }
+        if let eco = row.eco { others.append(("ECO", eco)) }
+        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
+            others.append(("FEN", fen))
+            others.append(("SetUp", "1"))
+        }
+        if let timeControl = row.timeControl { others.append(("TimeControl", timeControl)) }
+        if let utcTime = row.utcTime { others.append(("UTCTime", utcTime)) }
+        if isChess960(start) { others.append(("Variant", "Chess960")) }
+        if let elo = row.whiteElo { others.append(("WhiteElo", elo == 0 ? "-" : String(elo))) }
+        return tags + others
+    }
+
+    /// A start position whose castling needs Chess960's rules: a king off the e-file or a
+    /// castling rook off the a- and h-files.
+    static func isChess960(_ position: Position) -> Bool {
+        for color in [Color.white, .black] {
+            let rights = position.castlingRights & position.pieces(color)
+            if rights.isEmpty { continue }
+            if position.kingSquare(color)?.file != 4 { return true }
+            for rook in rights where rook.file != 0 && rook.file != 7 { return true }
+        }
+        return false
+    }
+}

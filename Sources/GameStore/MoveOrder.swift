@@ -1,0 +1,251 @@
+import ChessCore
+
+/// The order in which En Croissant lists a position's legal moves: a move's place in that
+/// list is the byte that stands for it in the `Moves` column.
+///
+/// 1. en-passant captures, by from-square (first even when in check);
+/// 2. in check: king moves by to-square, then the moves below that capture or block;
+/// 3. pawn captures toward the a-file: non-promotions by to-square, then promotions by
+///    to-square, each as queen, rook, bishop, knight;
+/// 4. pawn captures toward the h-file, the same way;
+/// 5. single pushes by to-square; 6. promotion pushes by to-square (queen, rook, bishop,
+///    knight); 7. double pushes by to-square;
+/// 8. knights, bishops, rooks, queens: by from-square, then to-square;
+/// 9. king moves by to-square (not in check); 10. castling: king-side, then queen-side.
+///
+/// Chess960 uses the same order: castling comes last whatever the squares of king and rook,
+/// king-side first; a king's step and castling onto the same square are different moves.
+///
+/// Each move gets a sort key whose fields, from the most significant, are: group (the
+/// numbered rules above), promotion-or-not (within a capture group), major square, minor
+/// square, promotion piece. Keys are unique within one position, so a move's index is the
+/// number of legal moves with a smaller key: finding it needs no sorting and no allocation.
+public enum MoveOrder {
+    /// The largest number of legal moves any position has.
+    public static let maximumMoveCount = 218
+
+    // Groups, in list order.
+    @usableFromInline static let groupEnPassant: UInt32 = 0
+    @usableFromInline static let groupKingInCheck: UInt32 = 1
+    @usableFromInline static let groupCaptureWest: UInt32 = 2
+    @usableFromInline static let groupCaptureEast: UInt32 = 3
+    @usableFromInline static let groupPush: UInt32 = 4
+    @usableFromInline static let groupPromotionPush: UInt32 = 5
+    @usableFromInline static let groupDoublePush: UInt32 = 6
+    @usableFromInline static let groupKnight: UInt32 = 7  // bishop 8, rook 9, queen 10
+    @usableFromInline static let groupKing: UInt32 = 11
+    @usableFromInline static let groupCastle: UInt32 = 12
+
+    @inline(__always) @usableFromInline
+    static func key(
+        group: UInt32, promoting: Bool = false, major: Int, minor: Int = 0, promotion: Role? = nil
+    )
+        -> UInt32
+    {
+        group << 15 | (promoting ? 1 << 14 : 0) | UInt32(major) << 8 | UInt32(minor) << 2
+            | promotionRank(promotion)
+    }
+
+    /// Queen 0, rook 1, bishop 2, knight 3: the order promotions are listed in.
+    @inline(__always) @usableFromInline
+    static func promotionRank(_ role: Role?) -> UInt32 {
+        switch role {
+        case .queen?: return 0
+        case .rook?: return 1
+        case .bishop?: return 2
+        case .knight?: return 3
+        default: return 0
+        }
+    }
+
+    /// The sort key of a legal move of `position`; `inCheck` is `position.isCheck`.
+    @inline(__always) @usableFromInline
+    static func key(of move: Move, in position: Position, inCheck: Bool) -> UInt32 {
+        let from = move.from
+        let to = move.to
+        if move.isEnPassant { return key(group: groupEnPassant, major: from.index) }
+        if move.isCastle { return key(group: groupCastle, major: move.isKingsideCastle ? 0 : 1) }
+        let bit = from.bitboard
+        if (position.pawns & bit).isNotEmpty {
+            let promotion = move.promotion
+            if to.file < from.file {
+                return key(group: groupCaptureWest, promoting: promotion != nil, major: to.index, promotion: promotion)
+            }
+            if to.file > from.file {
+                return key(group: groupCaptureEast, promoting: promotion != nil, major: to.index, promotion: promotion)
+            }
+            if promotion != nil { return key(group: groupPromotionPush, major: to.index, promotion: promotion) }
+            if from.index ^ to.index == 16 { return key(group: groupDoublePush, major: to.index) }
+            return key(group: groupPush, major: to.index)
+        }
+        if (position.kings & bit).isNotEmpty {
+            return key(group: inCheck ? groupKingInCheck : groupKing, major: to.index)
+        }
+        let group: UInt32
+        if (position.knights & bit).isNotEmpty {
+            group = groupKnight
+        } else if (position.bishops & bit).isNotEmpty {
+            group = groupKnight + 1
+        } else if (position.rooks & bit).isNotEmpty {
+            group = groupKnight + 2
+        } else {
+            group = groupKnight + 3
+        }
+        return key(group: group, major: from.index, minor: to.index)
+    }
+
+    /// The index of a legal `move` in En Croissant's order, or nil if the move is not legal.
+    ///
+    /// The legal moves are counted, not listed: the generator hands over each piece's
+    /// destinations as a set, and the moves of a set that sort before `move` are a popcount.
+    public static func index(of move: Move, in position: Position) -> Int? {
+        index(of: move, in: position, inCheck: position.isCheck)
+    }
+
+    /// `index(of:in:)` when the caller knows whether the side to move is in check.
+    public static func index(of move: Move, in position: Position, inCheck: Bool) -> Int? {
+        var counter = OrderCounter(
+            position: position, target: key(of: move, in: position, inCheck: inCheck), inCheck: inCheck)
+        position.generateLegalMoves(into: &counter)
+        return counter.found ? counter.below : nil
+    }
+
+    /// The legal move with index `index` in En Croissant's order, or nil when there are not
+    /// that many legal moves.
+    public static func move(at index: Int, in position: Position) -> Move? {
+        let moves = position.legalMoves
+        guard index >= 0 && index < moves.count else { return nil }
+        let inCheck = position.isCheck
+        var keys = InlineArray<256, UInt64>(repeating: 0)
+        for k in 0..<moves.count {
+            keys[k] = UInt64(key(of: moves[k], in: position, inCheck: inCheck)) << 16 | UInt64(moves[k].raw)
+        }
+        // Quickselect: the key with exactly `index` smaller keys (keys are unique).
+        var low = 0
+        var high = moves.count - 1
+        while low < high {
+            let pivot = keys[(low + high) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while keys[i] < pivot { i &+= 1 }
+                while keys[j] > pivot { j &-= 1 }
+                if i <= j {
+                    let t = keys[i]
+                    keys[i] = keys[j]
+                    keys[j] = t
+                    i &+= 1
+                    j &-= 1
+                }
+            }
+            if index <= j {
+                high = j
+            } else if index >= i {
+                low = i
+            } else {
+                break
+            }
+        }
+        return Move(raw: UInt16(truncatingIfNeeded: keys[index]))
+    }
+
+    /// Every legal move of `position` in En Croissant's order.
+    public static func orderedMoves(in position: Position) -> [Move] {
+        let moves = position.legalMoves
+        let inCheck = position.isCheck
+        return moves.sorted {
+            key(of: $0, in: position, inCheck: inCheck) < key(of: $1, in: position, inCheck: inCheck)
+        }
+    }
+}
+
+/// Counts the legal moves whose sort key is below a target key, a set of destinations at a time.
+struct OrderCounter: MoveSink {
+    let position: Position
+    let target: UInt32
+    let inCheck: Bool
+    let up: Int
+    var below = 0
+    var found = false
+
+    init(position: Position, target: UInt32, inCheck: Bool) {
+        self.position = position
+        self.target = target
+        self.inCheck = inCheck
+        up = position.turn == .white ? 8 : -8
+    }
+
+    /// Moves whose key is `base + square << shift` for each square of `targets`.
+    @inline(__always)
+    mutating func count(_ targets: Bitboard, base: UInt32, shift: UInt32) {
+        guard target >= base, targets.isNotEmpty else { return }
+        let difference = target &- base
+        let step: UInt32 = 1 << shift
+        let limit = (difference &+ step &- 1) >> shift  // squares below this sort first
+        if limit >= 64 {
+            below &+= targets.count
+            return
+        }
+        below &+= (targets.raw & ((1 << UInt64(limit)) &- 1)).nonzeroBitCount
+        if difference & (step &- 1) == 0 && targets.contains(Square(Int(difference >> shift))) { found = true }
+    }
+
+    @inline(__always)
+    mutating func add(_ move: Move) {
+        let key = MoveOrder.key(of: move, in: position, inCheck: inCheck)
+        if key < target {
+            below &+= 1
+        } else if key == target {
+            found = true
+        }
+    }
+
+    @inline(__always)
+    mutating func addMoves(from: Square, to targets: Bitboard) {
+        let bit = from.bitboard
+        if (position.kings & bit).isNotEmpty {
+            let group = inCheck ? MoveOrder.groupKingInCheck : MoveOrder.groupKing
+            count(targets, base: group << 15, shift: 8)
+            return
+        }
+        let group: UInt32
+        if (position.knights & bit).isNotEmpty {
+            group = MoveOrder.groupKnight
+        } else if (position.bishops & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 1
+        } else if (position.rooks & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 2
+        } else {
+            group = MoveOrder.groupKnight + 3
+        }
+        count(targets, base: group << 15 | UInt32(from.rawValue) << 8, shift: 2)
+    }
+
+    @inline(__always)
+    mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
+        let group: UInt32
+        if delta == up {
+            group = MoveOrder.groupPush
+        } else if delta == 2 * up {
+            group = MoveOrder.groupDoublePush
+        } else if delta == up - 1 {
+            group = MoveOrder.groupCaptureWest
+        } else {
+            group = MoveOrder.groupCaptureEast
+        }
+        count(targets, base: group << 15, shift: 8)
+    }
+
+    @inline(__always)
+    mutating func addPromotions(to targets: Bitboard, delta: Int) {
+        let base: UInt32
+        if delta == up {
+            base = MoveOrder.groupPromotionPush << 15
+        } else if delta == up - 1 {
+            base = MoveOrder.groupCaptureWest << 15 | 1 << 14
+        } else {
+            base = MoveOrder.groupCaptureEast << 15 | 1 << 14
+        }
+        for rank: UInt32 in 0..<4 { count(targets, base: base | rank, shift: 8) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A prepared GRDB statement bound and stepped through SQLite's C interface: the hot loops
+/// of an import run it hundreds of thousands of times and must not build argument arrays.
+struct PreparedStatement {
+    let statement: Statement
+    var handle: OpaquePointer { statement.sqliteStatement }
+
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.makeStatement(sql: sql)
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// Binding a null pointer would store NULL: an empty text points here instead.
+    nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.pointee = 0
+        return UnsafePointer(pointer)
+    }()
+
+    @inline(__always) func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    @inline(__always) func bind(_ index: Int32, _ value: Int?) { bind(index, value.map(Int64.init)) }
+
+    @inline(__always) func bind(_ index: Int32, _ value: String?) {
+        guard var value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        value.withUTF8 { text in
+            _ = text.withMemoryRebound(to: CChar.self) {
+                sqlite3_bind_text(
+                    handle, index, $0.baseAddress ?? PreparedStatement.emptyText, Int32(text.count),
+                    PreparedStatement.transient)
+            }
+        }
+    }
+
+    /// Binds UTF-8 bytes as text.
+    @inline(__always) func bindText(_ index: Int32, utf8 bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { buffer in
+            _ = buffer.withMemoryRebound(to: CChar.self) {
+                sqlite3_bind_text(
+                    handle, index, $0.baseAddress ?? PreparedStatement.emptyText, Int32(buffer.count),
+                    PreparedStatement.transient)
+            }
+        }
+    }
+
+    /// Binds bytes as a blob (a zero-length blob for no bytes, never NULL).
+    @inline(__always) func bindBlob(_ index: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { raw in
+            if raw.isEmpty {
+                sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), PreparedStatement.transient)
+            }
+        }
+    }
+
+    /// Runs the statement to its first row; true when there is one. Resets it first.
+    @discardableResult
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let connection = sqlite3_db_handle(handle)
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(code)"
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+    }
+
+    @inline(__always) func reset() { sqlite3_reset(handle) }
+
+    @inline(__always) func int64(column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import GameStore
+
+extension MovesContent: ExpressibleByArgument {}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Store the games of PGN files in an OCGDB database (for En Croissant and ocgdb).",
+        discussion: """
+            Creates the database if it does not exist. Games already in it (same players, event, \
+            site, date, time, round and moves) are not stored again; games that cannot be stored \
+            (illegal move, unsupported variant, bad FEN) are listed and left out. Each batch of \
+            games is one transaction: an interrupted import leaves whole games only. Exits with \
+            status 1 when a game was refused.
+            """)
+
+    @Option(help: "The database file (created if missing).")
+    var db: String
+
+    @Option(help: "What the Moves column holds: full (comments, NAGs and variations) or mainline.")
+    var moves: MovesContent = .full
+
+    @Flag(help: "Do not copy mainline comments to the Comments table (read by ocgdb).")
+    var noCommentRows = false
+
+    @Option(help: "Seconds to wait for another program's lock on the database.")
+    var busyTimeout: Double = 5
+
+    @Argument(help: "PGN files.")
+    var files: [String]
+
+    func run() throws {
+        let options = GameDatabase.Options(busyTimeout: busyTimeout, moves: moves, commentRows: !noCommentRows)
+        let database: GameDatabase
+        do {
+            database = try GameDatabase(path: db, options: options)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let start = ContinuousClock.now
+        let bar = ProgressBar(enabled: isatty(2) == 1)
+        var total = StoreReport()
+        var refused: [(String, RefusedGame)] = []
+        for path in files {
+            let report: StoreReport
+            do {
+                report = try database.importPGN(path: path) { progress in
+                    bar.show(path: path, progress)
+                }
+            } catch {
+                bar.clear()
+                throw ValidationError("\(path): \(error)")
+            }
+            bar.clear()
+            refused += report.refused.map { (path, $0) }
+            total.add(report)
+        }
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        var output = ""
+        if !refused.isEmpty {
+            output += "Refused:\n"
+            for (path, game) in refused { output += "  \(path): \(game)\n" }
+        }
+        let rate = seconds > 0 ? Int((Double(total.total) / seconds).rounded()) : 0
+        output += "\(grouped(total.total)) games in \(String(format: "%.2f", seconds)) s (\(grouped(rate)) games/s): "
+        output += "\(grouped(total.stored)) stored, \(grouped(total.duplicates)) duplicates, "
+        output += "\(grouped(total.refused.count)) refused\n"
+        FileHandle.standardOutput.write(Data(output.utf8))
+        if !total.refused.isEmpty { throw ExitCode(1) }
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the games of an OCGDB database (En Croissant, ocgdb) as PGN.",
+        discussion: """
+            Reads En Croissant's Moves (with comments, NAGs and variations), ocgdb's Moves2, \
+            text Moves and two-byte Moves layouts. Writes to standard output unless --output is \
+            given; the count and any game that could not be read go to standard error.
+            """)
+
+    @Option(help: "The database file.")
+    var db: String
+
+    @Option(help: "Only the games of this player (exact name, as White or Black).")
+    var player: String?
+
+    @Option(name: .customLong("id"), help: "Only the game with this ID (repeatable).")
+    var ids: [Int64] = []
+
+    @Option(help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func run() throws {
+        let database: GameDatabase
+        do {
+            database = try GameDatabase.openForReading(path: db)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var handle = FileHandle.standardOutput
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: nil),
+                let file = FileHandle(forWritingAtPath: output)
+            else {
+                throw ValidationError("cannot write \(output)")
+            }
+            handle = file
+        }
+        defer { if output != nil { try? handle.close() } }
+        let report: ExportReport
+        do {
+            report = try database.exportPGN(player: player, ids: ids.isEmpty ? nil : ids) { text in
+                handle.write(Data(text.utf8))
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var summary = ""
+        for failure in report.failed { summary += "skipped: \(failure)\n" }
+        let layouts = report.layouts.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            "\($0.key.rawValue) \($0.value)"
+        }
+        summary += "\(grouped(report.exported)) games exported"
+        if !layouts.isEmpty { summary += " (moves read as: \(layouts.joined(separator: ", ")))" }
+        summary += "\n"
+        FileHandle.standardError.write(Data(summary.utf8))
+        if !ids.isEmpty && report.exported + report.failed.count < Set(ids).count {
+            throw ValidationError("some of the requested IDs are not in the database")
+        }
+    }
+}
+
+/// `12,345`.
+func grouped(_ number: Int) -> String {
+    let digits = String(number)
+    var result = ""
+    for (k, digit) in digits.enumerated() {
+        if k > 0 && (digits.count - k) % 3 == 0 && digit != "-" && result != "-" { result.append(",") }
+        result.append(digit)
+    }
+    return result
+}
+
+/// A one-line progress bar on standard error, redrawn in place.
+final class ProgressBar: @unchecked Sendable {
+    let enabled: Bool
+    private var shown = false
+    private let lock = NSLock()
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(path: String, _ progress: ImportProgress) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        var line = "\r"
+        if let total = progress.totalBytes, total > 0 {
+            let fraction = min(1, Double(progress.bytesDone) / Double(total))
+            let filled = Int(fraction * 30)
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "] "
+            line += "\(Int(fraction * 100))% "
+        }
+        line += "\(grouped(progress.games)) games  \(URL(fileURLWithPath: path).lastPathComponent)"
+        FileHandle.standardError.write(Data(line.utf8))
+        shown = true
+    }
+
+    func clear() {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        shown = false
+    }
+}

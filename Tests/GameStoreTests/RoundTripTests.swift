@@ -1,0 +1,151 @@
+import ChessCore
+import Foundation
+import GameStore
+import PGN
+import XCTest
+
+/// Games imported and exported again are the same games: the tags the format keeps, every
+/// move of the mainline and of each variation, comments and NAGs, compared as parsed by the
+/// PGN layer (not as text).
+final class RoundTripTests: XCTestCase {
+    /// One game as the PGN layer reads it: the tags the database keeps (with the storage rules
+    /// applied) and the movetext as a list of moves (UCI), comments, NAGs and parentheses.
+    struct Summary: Equatable {
+        var tags: [String: String]
+        var movetext: [String]
+    }
+
+    static func summaries(_ bytes: [UInt8]) -> [Summary] {
+        let source = SourceText(bytes)
+        let parser = bytes.withUnsafeBufferPointer { Parser($0) }
+        return parser.games.enumerated().map { index, syntax in
+            let replay = GameReplay(source: source, syntax: syntax, index: index)
+            let played = replay.run(keepMoves: true)
+            var moves: [Int: Move] = [:]
+            for move in played.moves { moves[move.node] = move.move }
+            var movetext: [String] = []
+            for (k, node) in syntax.nodes.enumerated() {
+                switch node.kind {
+                case .move: movetext.append(moves[k].map { $0.uci(chess960: false) } ?? "unplayable")
+                case .comment:
+                    var text = replay.text(node.range)
+                    text = node.value == 1 ? String(text.dropFirst()) : String(text.dropFirst().dropLast())
+                    movetext.append("{" + normalized(text) + "}")
+                case .nag: movetext.append("$\(node.value)")
+                case .variationStart: movetext.append("(")
+                case .variationEnd: movetext.append(")")
+                case .moveNumber, .result: break
+                }
+            }
+            var tags: [String: String] = [:]
+            for tag in syntax.tags {
+                tags[replay.text(tag.nameRange)] = replay.value(of: tag)
+            }
+            return Summary(tags: tags, movetext: movetext)
+        }
+    }
+
+    /// White space runs as one space, braces as parentheses: what a `{}` comment can hold.
+    static func normalized(_ comment: String) -> String {
+        comment.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")")
+            .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
+    }
+
+    /// The tags a database gives back for a source game's tags.
+    static func expectedTags(_ tags: [String: String]) -> [String: String] {
+        var expected: [String: String] = [:]
+        for name in ["Event", "Site", "White", "Black", "Round"] { expected[name] = tags[name] ?? "?" }
+        var date = tags["Date"].flatMap { $0.isEmpty ? nil : $0 } ?? tags["UTCDate"] ?? "????.??.??"
+        date = date.replacingOccurrences(of: "-", with: ".")
+        expected["Date"] = date
+        expected["Result"] = tags["Result"] ?? "*"
+        for name in ["WhiteElo", "BlackElo"] {
+            if let elo = tags[name].flatMap(GameEncoder.parseElo) { expected[name] = elo == 0 ? "-" : String(elo) }
+        }
+        for name in ["ECO", "TimeControl", "UTCTime"] { expected[name] = tags[name] }
+        if let fen = tags["FEN"], (try? Position(fen: fen)) != Position.startingPosition {
+            expected["FEN"] = fen
+            expected["SetUp"] = "1"
+        }
+        return expected
+    }
+
+    func roundTrip(_ files: [String], content: MovesContent = .full) throws -> [Summary] {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanUp() }
+        let database = try GameDatabase(path: folder.path("round-trip.db3"), options: .init(moves: content))
+        var sources: [Summary] = []
+        var seenBefore = 0
+        for file in files {
+            let report = try database.importPGN(path: Shared.url(file).path)
+            let games = RoundTripTests.summaries(try Shared.bytes(file))
+            let refused = Set(report.refused.map(\.index))
+            XCTAssertEqual(report.stored + report.duplicates + refused.count, games.count, file)
+            // A game already stored (same identifying tags and moves) comes back once.
+            var seen = Set<[String]>()
+            for (index, game) in games.enumerated() where !refused.contains(index) {
+                let identity = ["Event", "Site", "Round", "White", "Black", "Date", "UTCDate", "UTCTime"].map {
+                    game.tags[$0] ?? "\u{0}"
+                }
+                if seen.insert(identity + game.movetext).inserted { sources.append(game) }
+            }
+            XCTAssertEqual(sources.count - (seenBefore), report.stored, file)
+            seenBefore = sources.count
+        }
+        var exported = ""
+        let report = try database.exportPGN { exported += $0 }
+        XCTAssertEqual(report.failed, [])
+        XCTAssertEqual(report.layouts, [.enCroissant: sources.count])
+        let back = RoundTripTests.summaries(Array(exported.utf8))
+        XCTAssertEqual(back.count, sources.count)
+        for (k, (source, exported)) in zip(sources, back).enumerated() {
+            XCTAssertEqual(exported.tags, RoundTripTests.expectedTags(source.tags), "game \(k + 1): tags")
+            var movetext = source.movetext
+            if content == .mainline {
+                // Only the mainline's moves and comments come back.
+                var depth = 0
+                movetext = movetext.filter { item in
+                    if item == "(" { depth += 1 }
+                    defer { if item == ")" { depth -= 1 } }
+                    return depth == 0 && item != ")" && !item.hasPrefix("$")
+                }
+            }
+            XCTAssertEqual(exported.movetext, movetext, "game \(k + 1): movetext")
+            if exported.movetext != movetext { break }
+        }
+        return sources
+    }
+
+    func testLichessAndMalakhovComeBackUnchanged() throws {
+        let files = [
+            "corpus/lichess/lichess_db_10k.pgn", "corpus/lichess/lichess_db_100k.pgn",
+            "corpus/lichess/lichess_db_1000k.pgn", "corpus/collections/Malakhov.pgn",
+        ]
+        var games: [Summary] = []
+        for file in files { games += try roundTrip([file]) }
+        XCTAssertGreaterThan(games.count, 2_000)
+        XCTAssertGreaterThan(games.filter { $0.movetext.contains { $0.hasPrefix("{") } }.count, 400, "clock comments")
+    }
+
+    func testVariationsNAGsAndLatin1Comments() throws {
+        let files = [
+            "corpus/scid/res_gameUTF8.pgn", "corpus/scid/res_gameLatin1.pgn",
+            "corpus/python-chess/kasparov-deep-blue-1997.pgn", "corpus/pgn-extract/najdorf.pgn",
+            "corpus/chess-library/variations.pgn", "corpus/pychess/mate_in_2.pgn",
+        ]
+        var items: [String] = []
+        for file in files {
+            let games = try roundTrip([file])
+            XCTAssertGreaterThan(games.count, 0, file)
+            items += games.flatMap(\.movetext)
+        }
+        XCTAssertGreaterThan(items.filter { $0 == "(" }.count, 100, "variations")
+        XCTAssertGreaterThan(items.filter { $0.hasPrefix("$") }.count, 20, "NAGs")
+        XCTAssertTrue(items.contains { $0.hasPrefix("{") && $0.unicodeScalars.contains { $0.value > 127 } }, "accents")
+    }
+
+    func testTheMainlineSettingKeepsMovesAndMainlineComments() throws {
+        let games = try roundTrip(["corpus/scid/res_gameUTF8.pgn"], content: .mainline)
+        XCTAssertTrue(games.contains { $0.movetext.contains("(") }, "the source has variations")
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The project's shared test material lives in `../shared` beside the package root.
+enum Shared {
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
+
+    static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
+
+    static func bytes(_ relativePath: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: url(relativePath)))
+    }
+
+    static func text(_ relativePath: String) throws -> String {
+        try String(contentsOf: url(relativePath), encoding: .utf8)
+    }
+}
+
+/// A fresh directory under the system's temporary directory, removed by `cleanUp`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("gamestore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Bytes as lower-case hex pairs separated by spaces, as the format document writes them.
+func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { byte in
+        let digits = String(byte, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
+    }.joined(separator: " ")
+}
+
+/// Hex pairs separated by spaces back to bytes.
+func bytes(hex text: String) -> [UInt8] {
+    text.split(separator: " ").map { UInt8($0, radix: 16)! }
+}
