@@ -121,6 +121,16 @@ local function run()
   out.review_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       range = { start = { line = 0, character = 0 }, ["end"] = { line = 20, character = 0 } } }, 5000))
+  -- The code action "Save game to database", as a user picks it: a row in the database.
+  local params = vim.lsp.util.make_range_params()
+  params.context = { diagnostics = {} }
+  local actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", params, 5000))[1] or {}
+  for _, action in ipairs(actions) do
+    if action.title == "Save game to database" then
+      out.saved = results(vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand", action.command, 10000))[1]
+    end
+  end
+
   -- :PgnAnnotate writes the review into the buffer (workspace/applyEdit).
   vim.cmd("PgnAnnotate")
   vim.wait(10000, function() return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("%[%%eval") ~= nil end, 20)
@@ -262,3 +272,13 @@ def test_annotate_command_writes_the_review_into_the_buffer(default_run):
     annotated = default_run["annotated"]
     assert '[Annotator "pgn-lsp"]' in annotated
     assert "5. Nxf7?? { [%eval -" in annotated and "Blunder." in annotated
+
+
+def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):
+    import sqlite3
+    saved = default_run["saved"]
+    assert saved["stored"] == 1, saved
+    with sqlite3.connect(saved["path"]) as db:
+        rows = db.execute("SELECT w.Name, b.Name, g.Result, g.PlyCount FROM Games g JOIN Players w ON w.ID = g.WhiteID "
+                          "JOIN Players b ON b.ID = g.BlackID").fetchall()
+    assert rows == [("White", "Black", "0-1", 14)]

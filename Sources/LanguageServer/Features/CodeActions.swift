@@ -5,7 +5,9 @@ extension PGNLanguageServer {
     /// Quick fixes attached to diagnostics, and `source.fixAll` for the safe ones.
     func registerCodeActions() {
         server.capabilities.features["codeActionProvider"] = [
-            "codeActionKinds": ["quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite"],
+            "codeActionKinds": [
+                "quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite", "source.saveAllGames.pgn",
+            ],
             "resolveProvider": false,
         ]
         server.registerRequest("textDocument/codeAction") { [self] params, context in
@@ -50,6 +52,7 @@ extension PGNLanguageServer {
                     ],
                 ])
             }
+            actions += databaseActions(document, analysis, at: wanted.lowerBound, allowed: allowed)
             if allowed("source.fixAll") {
                 let edits = safeFixes(analysis)
                 if !edits.isEmpty {
@@ -91,7 +94,7 @@ extension PGNLanguageServer {
     /// `pgn.*` commands.
     func registerCommands() {
         server.capabilities.features["executeCommandProvider"] = [
-            "commands": .array((["pgn.fixAll"] + Self.engineCommands).map { .string($0) })
+            "commands": .array((["pgn.fixAll"] + Self.engineCommands + Self.databaseCommands).map { .string($0) })
         ]
         server.registerRequest("workspace/executeCommand", staleOnEdit: false) { [self] params, context in
             switch params["command"]?.stringValue {
@@ -112,6 +115,7 @@ extension PGNLanguageServer {
                 return .null
             case let other:
                 if let other, let result = try await executeEngineCommand(other, params, context) { return result }
+                if let other, let result = try await executeDatabaseCommand(other, params, context) { return result }
                 throw ResponseError(.invalidParams, "unknown command \(other ?? "(none)")")
             }
         }

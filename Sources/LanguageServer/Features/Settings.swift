@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import GameStore
 import PGN
 
 /// The server's settings (`schemas/settings.schema.json`), with their defaults.
@@ -22,6 +23,9 @@ struct Settings: Sendable, Hashable {
     var reviewMovetime = 0
     var reviewPresetName = "lichess"
     var reviewThresholds = (inaccuracy: 5.0, mistake: 10.0, blunder: 20.0)
+    /// Empty: `games.ocgdb.db3` in the workspace folder.
+    var databasePath = ""
+    var databaseMoves = MovesContent.full
 
     var reviewPreset: ReviewPreset {
         switch reviewPresetName {
@@ -46,7 +50,7 @@ struct Settings: Sendable, Hashable {
     private var key: String {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
-            + "\(reviewPresetName) \(reviewThresholds)"
+            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -118,6 +122,18 @@ struct Settings: Sendable, Hashable {
                 case "review.inaccuracy": percent(value, path) { settings.reviewThresholds.inaccuracy = $0 }
                 case "review.mistake": percent(value, path) { settings.reviewThresholds.mistake = $0 }
                 case "review.blunder": percent(value, path) { settings.reviewThresholds.blunder = $0 }
+                case "database.path":
+                    if let text = value.stringValue {
+                        settings.databasePath = text
+                    } else {
+                        unknown.append("\(path) (expected a string)")
+                    }
+                case "database.moves":
+                    if let name = value.stringValue, let moves = MovesContent(rawValue: name) {
+                        settings.databaseMoves = moves
+                    } else {
+                        unknown.append("\(path) (expected full or mainline)")
+                    }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }

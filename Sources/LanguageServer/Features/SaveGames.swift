@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import GameStore
+import PGN
+
+extension PGNLanguageServer {
+    static let databaseCommands = ["pgn.saveGame", "pgn.saveAllGames"]
+
+    /// Where games are saved: `pgn.database.path` (absolute, `~/…`, or relative to the first
+    /// workspace folder), else `games.ocgdb.db3` in the first workspace folder, else beside
+    /// the document.
+    func databasePath(for uri: DocumentURI, _ context: RequestContext) throws -> String {
+        let setting = currentSettings.databasePath
+        if setting.hasPrefix("/") { return setting }
+        if setting.hasPrefix("~/") {
+            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(setting.dropFirst(2)))
+                .path
+        }
+        let folder =
+            workspaceRoots(context).first
+            ?? URL(string: uri).flatMap { $0.isFileURL ? $0.deletingLastPathComponent() : nil }
+        guard let folder else {
+            throw ResponseError(
+                .invalidParams,
+                "\(uri) is not a file in a folder and there is no workspace folder: set pgn.database.path")
+        }
+        return folder.appendingPathComponent(setting.isEmpty ? "games.ocgdb.db3" : setting).path
+    }
+
+    /// The code actions that save games: the game under the cursor, and every game (`source`).
+    func databaseActions(
+        _ document: Document, _ analysis: DocumentAnalysis, at offset: Int, allowed: (String) -> Bool
+    )
+        -> [JSONValue]
+    {
+        var actions: [JSONValue] = []
+        let uri = JSONValue.string(document.uri)
+        if allowed(""), let game = analysis.game(at: offset), !game.analysis.playedNodes.isEmpty,
+            let index = analysis.games.firstIndex(where: { $0.start == game.start })
+        {
+            actions.append([
+                "title": "Save game to database",
+                "command": [
+                    "title": "Save game to database", "command": "pgn.saveGame", "arguments": [uri, .integer(index)],
+                ],
+            ])
+        }
+        if allowed("source.saveAllGames.pgn"), !analysis.games.isEmpty {
+            actions.append([
+                "title": "Save all games in the file to database", "kind": "source.saveAllGames.pgn",
+                "command": [
+                    "title": "Save all games in the file to database", "command": "pgn.saveAllGames",
+                    "arguments": [uri],
+                ],
+            ])
+        }
+        return actions
+    }
+
+    /// `pgn.saveGame` (the game at an index or a position) and `pgn.saveAllGames`; nil when
+    /// the name is not one of them.
+    func executeDatabaseCommand(
+        _ name: String, _ params: JSONValue, _ context: RequestContext
+    ) async throws
+        -> JSONValue?
+    {
+        guard Self.databaseCommands.contains(name) else { return nil }
+        let (document, analysis, selected) = try selectGames(
+            name, params, context, allGames: name == "pgn.saveAllGames")
+        let path = try databasePath(for: document.uri, context)
+        let sources = selected.map { GameSource(bytes: analysis.games[$0].analysis.source.bytes, index: $0) }
+        let token =
+            context.session.clientCapabilities.supportsWorkDoneProgress && sources.count > 1
+            ? "pgn-lsp-\(UUID().uuidString)" : nil
+        let progress = await Progress.begin(
+            server, token: token,
+            title: "Saving \(sources.count) games to \(URL(fileURLWithPath: path).lastPathComponent)")
+        let options = GameDatabase.Options(moves: currentSettings.databaseMoves)
+        let outcome: Result<StoreReport, any Error> = await withCheckedContinuation { continuation in
+            // SQLite waits for locks by sleeping: off the concurrency pool.
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: Result {
+                        let database = try GameDatabase(path: path, options: options)
+                        return try database.store(games: sources) { done, total in
+                            progress.report(done: done, of: total, "games")
+                        }
+                    })
+            }
+        }
+        switch outcome {
+        case .success(let report):
+            let message = Self.saveMessage(report, path: path)
+            progress.end(message)
+            server.sendNotification(
+                "window/showMessage",
+                params: ["type": .integer(report.refused.isEmpty ? 3 : 2), "message": .string("pgn-lsp: \(message)")])
+            return [
+                "path": .string(path), "stored": .integer(report.stored), "duplicates": .integer(report.duplicates),
+                "refused": .array(report.refused.map { .string($0.description) }),
+                "ids": .array(report.storedIDs.map { .integer(Int($0)) }),
+            ]
+        case .failure(let error):
+            let message = "Nothing saved: \(error)"
+            progress.end(message)
+            server.sendNotification(
+                "window/showMessage", params: ["type": 1, "message": .string("pgn-lsp: \(message)")])
+            throw ResponseError(.requestFailed, message)
+        }
+    }
+
+    /// "Saved 438 games, 3 already in the database, 1 refused: game 12, illegal move 23...Nf3".
+    static func saveMessage(_ report: StoreReport, path: String) -> String {
+        var parts = ["Saved \(report.stored) game\(report.stored == 1 ? "" : "s") to \(path)"]
+        if report.duplicates > 0 { parts.append("\(report.duplicates) already in the database") }
+        if !report.refused.isEmpty {
+            let shown = report.refused.prefix(3).map(\.description).joined(separator: "; ")
+            let more = report.refused.count > 3 ? "; …" : ""
+            parts.append("\(report.refused.count) refused: \(shown)\(more)")
+        }
+        return parts.joined(separator: ", ")
+    }
+}
