@@ -324,9 +324,16 @@ public final class GameDatabase: @unchecked Sendable {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18\(moves2Value))
             """)
         let writesComments = options.commentRows && layout.hasComments
-        let insertComment =
-            writesComments
-            ? try PreparedStatement(db, "INSERT INTO Comments (GameID, Ply, Comment) VALUES (?, ?, ?)") : nil
+        // Comment rows go in many at a time: one statement per row would cost more than the row.
+        let commentsPerStatement = 64
+        var insertComments: [Int: PreparedStatement] = [:]
+        func insertCommentsStatement(_ count: Int) throws -> PreparedStatement {
+            if let statement = insertComments[count] { return statement }
+            let values = Array(repeating: "(?, ?, ?)", count: count).joined(separator: ", ")
+            let statement = try PreparedStatement(db, "INSERT INTO Comments (GameID, Ply, Comment) VALUES \(values)")
+            insertComments[count] = statement
+            return statement
+        }
 
         func id(
             _ name: String?, cache: inout [String: Int64], insert: PreparedStatement, select: PreparedStatement,
@@ -418,15 +425,24 @@ public final class GameDatabase: @unchecked Sendable {
                 report.storedIDs.append(gameID)
                 counts.games += 1
 
-                if let insertComment {
-                    for row in game.commentRows {
-                        insertComment.bind(1, gameID)
-                        insertComment.bind(2, row.ply)
-                        insertComment.bindText(3, utf8: game.commentBytes[row.range])
-                        try insertComment.step()
-                        insertComment.reset()
-                        counts.comments += 1
+                if writesComments {
+                    var next = 0
+                    let rows = game.commentRows
+                    while next < rows.count {
+                        let count = min(commentsPerStatement, rows.count - next)
+                        let statement = try insertCommentsStatement(count)
+                        for k in 0..<count {
+                            let row = rows[next + k]
+                            let column = Int32(3 * k)
+                            statement.bind(column + 1, gameID)
+                            statement.bind(column + 2, row.ply)
+                            statement.bindText(column + 3, utf8: game.commentBytes[row.range])
+                        }
+                        try statement.step()
+                        statement.reset()
+                        next += count
                     }
+                    counts.comments += rows.count
                 }
                 if let elo = game.whiteElo, white != 0 { bestElo[white] = max(bestElo[white] ?? elo, elo) }
                 if let elo = game.blackElo, black != 0 { bestElo[black] = max(bestElo[black] ?? elo, elo) }

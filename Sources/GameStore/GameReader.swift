@@ -270,10 +270,16 @@ extension GameDatabase {
             game.siteID = row[19]
             rows.append(game)
         }
-        // ocgdb keeps mainline comments apart.
-        if layout.hasComments, let firstID = rows.first?.id, let lastID = rows.last?.id {
-            var index: [Int64: Int] = [:]
-            for (k, row) in rows.enumerated() { index[row.id] = k }
+        // ocgdb keeps mainline comments apart; so does a `mainline` Moves blob. A blob with
+        // comments of its own needs none.
+        var index: [Int64: Int] = [:]
+        for (k, row) in rows.enumerated()
+        where layout.primary != .enCroissant || row.moves2 != nil && row.moves == nil
+            || row.moves.map({ !row.movesAreText && !MovesBlob.hasComments($0) }) == true
+        {
+            index[row.id] = k
+        }
+        if layout.hasComments, let firstID = index.keys.min(), let lastID = index.keys.max() {
             let comments = try Row.fetchCursor(
                 db, sql: "SELECT GameID, Ply, Comment FROM Comments WHERE GameID BETWEEN ? AND ? ORDER BY GameID, ID",
                 arguments: [firstID, lastID])

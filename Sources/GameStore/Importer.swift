@@ -14,7 +14,7 @@ public struct ImportProgress: Sendable {
 
 extension GameDatabase {
     /// Pieces of this many bytes are cut at a game boundary and read on separate cores.
-    static let pieceSize = 4 << 20
+    static let pieceSize = 2 << 20
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written one batch of pieces per transaction while the next batch is being read.

@@ -176,6 +176,22 @@ public enum MovesBlob {
         return elements
     }
 
+    /// Whether a blob holds a comment marker (read without decoding its moves).
+    public static func hasComments(_ blob: [UInt8]) -> Bool {
+        var i = 0
+        while i < blob.count {
+            let byte = blob[i]
+            if byte == comment { return true }
+            if byte == nag {
+                guard i + 2 < blob.count else { return false }
+                i += 3 + (Int(blob[i + 1]) | Int(blob[i + 2]) << 8)
+            } else {
+                i += 1
+            }
+        }
+        return false
+    }
+
     /// `$12`, `12`, or a suffix annotation (`!` is 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6).
     static func parseNAG(_ body: ArraySlice<UInt8>) -> Int {
         var text = body

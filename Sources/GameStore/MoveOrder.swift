@@ -113,40 +113,10 @@ public enum MoveOrder {
     /// The legal move with index `index` in En Croissant's order, or nil when there are not
     /// that many legal moves.
     public static func move(at index: Int, in position: Position) -> Move? {
-        let moves = position.legalMoves
-        guard index >= 0 && index < moves.count else { return nil }
-        let inCheck = position.isCheck
-        var keys = InlineArray<256, UInt64>(repeating: 0)
-        for k in 0..<moves.count {
-            keys[k] = UInt64(key(of: moves[k], in: position, inCheck: inCheck)) << 16 | UInt64(moves[k].raw)
-        }
-        // Quickselect: the key with exactly `index` smaller keys (keys are unique).
-        var low = 0
-        var high = moves.count - 1
-        while low < high {
-            let pivot = keys[(low + high) / 2]
-            var i = low
-            var j = high
-            while i <= j {
-                while keys[i] < pivot { i &+= 1 }
-                while keys[j] > pivot { j &-= 1 }
-                if i <= j {
-                    let t = keys[i]
-                    keys[i] = keys[j]
-                    keys[j] = t
-                    i &+= 1
-                    j &-= 1
-                }
-            }
-            if index <= j {
-                high = j
-            } else if index >= i {
-                low = i
-            } else {
-                break
-            }
-        }
-        return Move(raw: UInt16(truncatingIfNeeded: keys[index]))
+        var collector = KeyCollector(position: position, inCheck: position.isCheck)
+        position.generateLegalMoves(into: &collector)
+        guard index >= 0 && index < collector.count else { return nil }
+        return collector.select(index)
     }
 
     /// Every legal move of `position` in En Croissant's order.
@@ -247,5 +217,121 @@ struct OrderCounter: MoveSink {
             base = MoveOrder.groupCaptureEast << 15 | 1 << 14
         }
         for rank: UInt32 in 0..<4 { count(targets, base: base | rank, shift: 8) }
+    }
+}
+
+/// Collects every legal move with its sort key (`key << 16 | move`), a set of destinations at
+/// a time, on the stack.
+struct KeyCollector: MoveSink {
+    let position: Position
+    let inCheck: Bool
+    let up: Int
+    var keys = InlineArray<256, UInt64>(repeating: 0)
+    var count = 0
+
+    init(position: Position, inCheck: Bool) {
+        self.position = position
+        self.inCheck = inCheck
+        up = position.turn == .white ? 8 : -8
+    }
+
+    @inline(__always)
+    mutating func append(_ key: UInt32, _ move: Move) {
+        keys[count] = UInt64(key) << 16 | UInt64(move.raw)
+        count &+= 1
+    }
+
+    @inline(__always)
+    mutating func add(_ move: Move) {
+        append(MoveOrder.key(of: move, in: position, inCheck: inCheck), move)
+    }
+
+    @inline(__always)
+    mutating func addMoves(from: Square, to targets: Bitboard) {
+        let bit = from.bitboard
+        if (position.kings & bit).isNotEmpty {
+            let group = inCheck ? MoveOrder.groupKingInCheck : MoveOrder.groupKing
+            for to in targets { append(group << 15 | UInt32(to.rawValue) << 8, Move(from: from, to: to)) }
+            return
+        }
+        let group: UInt32
+        if (position.knights & bit).isNotEmpty {
+            group = MoveOrder.groupKnight
+        } else if (position.bishops & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 1
+        } else if (position.rooks & bit).isNotEmpty {
+            group = MoveOrder.groupKnight + 2
+        } else {
+            group = MoveOrder.groupKnight + 3
+        }
+        let base = group << 15 | UInt32(from.rawValue) << 8
+        for to in targets { append(base | UInt32(to.rawValue) << 2, Move(from: from, to: to)) }
+    }
+
+    @inline(__always)
+    mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
+        let group: UInt32
+        if delta == up {
+            group = MoveOrder.groupPush
+        } else if delta == 2 * up {
+            group = MoveOrder.groupDoublePush
+        } else if delta == up - 1 {
+            group = MoveOrder.groupCaptureWest
+        } else {
+            group = MoveOrder.groupCaptureEast
+        }
+        for to in targets {
+            append(group << 15 | UInt32(to.rawValue) << 8, Move(from: Square(to.index &- delta), to: to))
+        }
+    }
+
+    @inline(__always)
+    mutating func addPromotions(to targets: Bitboard, delta: Int) {
+        let base: UInt32
+        if delta == up {
+            base = MoveOrder.groupPromotionPush << 15
+        } else if delta == up - 1 {
+            base = MoveOrder.groupCaptureWest << 15 | 1 << 14
+        } else {
+            base = MoveOrder.groupCaptureEast << 15 | 1 << 14
+        }
+        for to in targets {
+            let from = Square(to.index &- delta)
+            let key = base | UInt32(to.rawValue) << 8
+            append(key, Move(from: from, to: to, promotion: .queen))
+            append(key | 1, Move(from: from, to: to, promotion: .rook))
+            append(key | 2, Move(from: from, to: to, promotion: .bishop))
+            append(key | 3, Move(from: from, to: to, promotion: .knight))
+        }
+    }
+
+    /// The move with exactly `index` smaller keys (keys are unique): quickselect.
+    mutating func select(_ index: Int) -> Move {
+        var low = 0
+        var high = count - 1
+        while low < high {
+            let pivot = keys[(low + high) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while keys[i] < pivot { i &+= 1 }
+                while keys[j] > pivot { j &-= 1 }
+                if i <= j {
+                    let t = keys[i]
+                    keys[i] = keys[j]
+                    keys[j] = t
+                    i &+= 1
+                    j &-= 1
+                }
+            }
+            if index <= j {
+                high = j
+            } else if index >= i {
+                low = i
+            } else {
+                break
+            }
+        }
+        return Move(raw: UInt16(truncatingIfNeeded: keys[index]))
     }
 }

@@ -71,16 +71,7 @@ public enum PGNWriter {
     public static func movetext(
         _ elements: [MovetextElement], from start: Position, result: String, lineLength: Int = 80
     ) -> String {
-        var words: [String] = []
-        var glueNext = false  // after `(`: the next word sticks to it
-        func add(_ word: String) {
-            if glueNext, !words.isEmpty {
-                words[words.count - 1] += word
-            } else {
-                words.append(word)
-            }
-            glueNext = false
-        }
+        var out = Wrapper(lineLength: lineLength)
         let startPly = (start.fullmoveNumber - 1) * 2 + (start.turn == .black ? 1 : 0)
         var lines = [(position: start, before: Position?.none, ply: startPly)]
         var needsNumber = true
@@ -90,83 +81,111 @@ public enum PGNWriter {
                 let top = lines.count - 1
                 let position = lines[top].position
                 let ply = lines[top].ply
-                let san = position.san(move)
-                if ply % 2 == 0 {
-                    add("\(ply / 2 + 1).")
-                    words[words.count - 1] += " " + san
-                } else if needsNumber {
-                    add("\(ply / 2 + 1)...")
-                    words[words.count - 1] += " " + san
+                if ply % 2 == 0 || needsNumber {
+                    // A move number stays with its move: one word.
+                    out.word(String(ply / 2 + 1).utf8)
+                    out.appendToWord(ply % 2 == 0 ? ". ".utf8 : "... ".utf8)
+                    out.appendToWord(position.san(move).utf8)
                 } else {
-                    add(san)
+                    out.word(position.san(move).utf8)
                 }
                 lines[top].before = position
                 lines[top].position = position.playing(move)
                 lines[top].ply = ply + 1
                 needsNumber = false
             case .comment(let text):
-                let parts = text.replacingBraces.split(separator: " ", omittingEmptySubsequences: true)
-                if parts.isEmpty {
-                    add("{}")
-                } else {
-                    for (k, part) in parts.enumerated() {
-                        add((k == 0 ? "{" : "") + part + (k == parts.count - 1 ? "}" : ""))
-                    }
-                }
+                out.comment(text)
                 needsNumber = true
             case .nag(let value):
-                add("$\(value)")
+                out.word("$\(value)".utf8)
             case .variationStart:
                 let top = lines.count - 1
                 let start = lines[top].before ?? lines[top].position
-                add("(")
-                glueNext = true
+                out.word("(".utf8)
+                out.glueNext = true
                 lines.append((start, nil, lines[top].before == nil ? lines[top].ply : lines[top].ply - 1))
                 needsNumber = true
             case .variationEnd:
                 if lines.count > 1 { lines.removeLast() }
-                if words.isEmpty {
-                    words.append(")")
-                } else {
-                    words[words.count - 1] += ")"
-                }
-                glueNext = false
+                out.appendToWord(")".utf8)
                 needsNumber = true
             }
         }
-        add(result)
-        var output = ""
-        var line = 0
-        for word in words {
-            if line > 0 && line + 1 + word.count >= lineLength {
-                output += "\n"
-                line = 0
-            } else if line > 0 {
-                output += " "
-                line += 1
-            }
-            output += word
-            line += word.count
-        }
-        return output
+        out.word(result.utf8)
+        out.flush()
+        return String(decoding: out.output, as: UTF8.self)
     }
-}
 
-extension String {
-    /// A comment's text as a `{…}` comment can hold it: braces cannot appear inside one (they
-    /// become parentheses), and line breaks become spaces (the writer wraps lines itself).
-    fileprivate var replacingBraces: String {
-        guard contains(where: { $0 == "{" || $0 == "}" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else {
-            return self
+    /// Lays words out in lines shorter than `lineLength` characters. The last word is kept
+    /// back until the next one comes, so that `(` can stick to what follows and `)` to what
+    /// precedes.
+    struct Wrapper {
+        let lineLength: Int
+        var output: [UInt8] = []
+        var lineWidth = 0
+        var pending: [UInt8] = []
+        var glueNext = false
+
+        init(lineLength: Int) {
+            self.lineLength = lineLength
+            output.reserveCapacity(1024)
         }
-        return String(
-            map { character -> Character in
-                switch character {
-                case "{": return "("
-                case "}": return ")"
-                case "\n", "\r", "\r\n": return " "
-                default: return character
+
+        mutating func word<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            if glueNext {
+                glueNext = false
+            } else {
+                flush()
+            }
+            pending.append(contentsOf: bytes)
+        }
+
+        mutating func appendToWord<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            pending.append(contentsOf: bytes)
+        }
+
+        /// `{text}`, split at spaces so that long comments wrap; line breaks become spaces and
+        /// braces parentheses (a `{}` comment cannot hold them).
+        mutating func comment(_ text: String) {
+            var first = true
+            var current: [UInt8] = []
+            func emit() {
+                if first {
+                    word(CollectionOfOne(UInt8(0x7B)))
+                    appendToWord(current)
+                    first = false
+                } else {
+                    word(current)
                 }
-            })
+                current.removeAll(keepingCapacity: true)
+            }
+            for byte in text.utf8 {
+                switch byte {
+                case 0x20, 0x0A, 0x0D, 0x09:
+                    if !current.isEmpty { emit() }
+                case 0x7B: current.append(0x28)
+                case 0x7D: current.append(0x29)
+                default: current.append(byte)
+                }
+            }
+            if !current.isEmpty || first { emit() }
+            appendToWord(CollectionOfOne(UInt8(0x7D)))
+        }
+
+        mutating func flush() {
+            guard !pending.isEmpty else { return }
+            var width = 0
+            for byte in pending where byte & 0xC0 != 0x80 { width += 1 }
+            if lineWidth > 0 && lineWidth + 1 + width >= lineLength {
+                output.append(0x0A)
+                lineWidth = 0
+            } else if lineWidth > 0 {
+                output.append(0x20)
+                lineWidth += 1
+            }
+            output.append(contentsOf: pending)
+            lineWidth += width
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 }

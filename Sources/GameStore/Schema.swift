@@ -54,7 +54,6 @@ enum OCGDBSchema {
         -- Finds an already stored copy of a game (same players, event, site, date, time and round)
         -- before its moves are compared.
         CREATE INDEX GamesIdentity ON Games (WhiteID, BlackID, EventID, SiteID, Date, UTCTime, Round);
-        CREATE INDEX CommentsGameID ON Comments (GameID);
 
         -- A game whose White, Black, Event or Site tag is absent points at ID 0.
         INSERT INTO Players (ID, Name, Elo) VALUES (0, 'Unknown', NULL);
