@@ -143,6 +143,14 @@ struct SANText {
     var isNull = false
     var leniency = SANLeniency()
 
+    /// Whether `bytes` are exactly `literal`. (A function of its own: a nested one capturing
+    /// the reader's cursors would put them on the heap, behind exclusivity checks.)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard literal.utf8CodeUnitCount == bytes.count else { return false }
+        for k in 0..<bytes.count where literal.utf8Start[k] != bytes[k] { return false }
+        return true
+    }
+
     /// Reads the text, or nil when it is not a move.
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         var end = bytes.count
@@ -153,12 +161,7 @@ struct SANText {
             isNull = true
             return
         }
-        func equals(_ literal: StaticString) -> Bool {
-            guard literal.utf8CodeUnitCount == end - start else { return false }
-            for k in 0..<(end - start) where literal.utf8Start[k] != bytes[start + k] { return false }
-            return true
-        }
-        if equals("Z0") || equals("0000") || equals("@@@@") {
+        if Self.equals(bytes, "Z0") || Self.equals(bytes, "0000") || Self.equals(bytes, "@@@@") {
             isNull = true
             leniency.insert(.nullMoveNotation)
             return
