@@ -215,7 +215,7 @@ extension Position {
             switch character {
             case "K", "k":
                 // The outermost rook on the king's h-side (X-FEN).
-                rook = (candidates & Bitboard(raw: ~((2 << UInt64(king.index)) - 1))).last
+                rook = (candidates & Bitboard(raw: ~((2 << UInt64(king.index)) &- 1))).last  // no squares beyond h1 or h8
             case "Q", "q":
                 rook = (candidates & Bitboard(raw: (1 << UInt64(king.index)) - 1)).first
             case "A"..."H", "a"..."h":

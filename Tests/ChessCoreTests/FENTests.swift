@@ -92,6 +92,10 @@ final class FENTests: XCTestCase {
         XCTAssertEqual(error("k7/8/8/8/8/8/8/Q6K w - - 0 1")?.reason, .oppositeKingInCheck)
         XCTAssertEqual(error("rnbqkbnr/pppppppp/8/8/8/Q7/QQQQQQQQ/QNBQKBNR w - - 0 1")?.reason, .tooManyPieces(.white))
         XCTAssertEqual(error("4k3/8/8/8/8/8/8/R3K3 w K - 0 1")?.reason, .castlingWithoutRook("K"))
+        // A king in the h-file corner has no squares beyond it (a Chess960 start with the king on h8).
+        XCTAssertEqual(
+            error("rqbnnrbk/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1")?.reason, .castlingWithoutRook("k"))
+        XCTAssertEqual(error("r6k/8/8/8/8/8/8/R6K w Kk - 0 1")?.reason, .castlingWithoutRook("K"))
         XCTAssertNoThrow(try Position(fen: "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"))
         XCTAssertEqual(error("4k3/8/8/8/8/8/4K3/R6R w KQ - 0 1")?.reason, .castlingWithoutKing(.white))
         XCTAssertEqual(error("4k3/8/8/8/8/8/8/R3K2R w KK - 0 1")?.reason, .duplicateCastlingRight("K"))
