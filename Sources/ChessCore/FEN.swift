@@ -215,7 +215,7 @@ extension Position {
             switch character {
             case "K", "k":
                 // The outermost rook on the king's h-side (X-FEN).
-                rook = (candidates & Bitboard(raw: ~((2 << UInt64(king.index)) &- 1))).last  // no squares beyond h1 or h8
+                rook = (candidates & Bitboard(raw: ~((2 << UInt64(king.index)) &- 1))).last
             case "Q", "q":
                 rook = (candidates & Bitboard(raw: (1 << UInt64(king.index)) - 1)).first
             case "A"..."H", "a"..."h":
@@ -236,7 +236,7 @@ extension Position {
             let sameWing =
                 rights & backRank
                 & (rook.file > king.file
-                    ? Bitboard(raw: ~((2 << UInt64(king.index)) - 1)) : Bitboard(raw: (1 << UInt64(king.index)) - 1))
+                    ? Bitboard(raw: ~((2 << UInt64(king.index)) &- 1)) : Bitboard(raw: (1 << UInt64(king.index)) - 1))
             if sameWing.isNotEmpty {
                 throw FENError(field: .castling, offset: offset, reason: .duplicateCastlingRight(character))
             }
@@ -329,7 +329,7 @@ extension Position {
                 let kingside = rook.file > king.file
                 let outermost =
                     kingside
-                    ? (rooks & Bitboard(raw: ~((2 << UInt64(king.index)) - 1))).last
+                    ? (rooks & Bitboard(raw: ~((2 << UInt64(king.index)) &- 1))).last
                     : (rooks & Bitboard(raw: (1 << UInt64(king.index)) - 1)).first
                 var letter: Character
                 if outermost == rook {

@@ -96,6 +96,8 @@ final class FENTests: XCTestCase {
         XCTAssertEqual(
             error("rqbnnrbk/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1")?.reason, .castlingWithoutRook("k"))
         XCTAssertEqual(error("r6k/8/8/8/8/8/8/R6K w Kk - 0 1")?.reason, .castlingWithoutRook("K"))
+        // By file letter with the king in the corner: the a-file rook is on the queen side.
+        XCTAssertEqual((try? Position(fen: "r6k/8/8/8/8/8/8/R6K w Aa - 0 1"))?.fen, "r6k/8/8/8/8/8/8/R6K w Qq - 0 1")
         XCTAssertNoThrow(try Position(fen: "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"))
         XCTAssertEqual(error("4k3/8/8/8/8/8/4K3/R6R w KQ - 0 1")?.reason, .castlingWithoutKing(.white))
         XCTAssertEqual(error("4k3/8/8/8/8/8/8/R3K2R w KK - 0 1")?.reason, .duplicateCastlingRight("K"))
