@@ -123,7 +123,7 @@ struct Export: ParsableCommand {
         let layouts = report.layouts.sorted { $0.key.rawValue < $1.key.rawValue }.map {
             "\($0.key.rawValue) \($0.value)"
         }
-        summary += "\(grouped(report.exported)) games exported"
+        summary += "\(grouped(report.exported)) game\(report.exported == 1 ? "" : "s") exported"
         if !layouts.isEmpty { summary += " (moves read as: \(layouts.joined(separator: ", ")))" }
         summary += "\n"
         FileHandle.standardError.write(Data(summary.utf8))
