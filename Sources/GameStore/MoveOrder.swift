@@ -81,17 +81,33 @@ public enum MoveOrder {
         if (position.kings & bit).isNotEmpty {
             return key(group: inCheck ? groupKingInCheck : groupKing, major: to.index)
         }
-        let group: UInt32
-        if (position.knights & bit).isNotEmpty {
-            group = groupKnight
-        } else if (position.bishops & bit).isNotEmpty {
-            group = groupKnight + 1
-        } else if (position.rooks & bit).isNotEmpty {
-            group = groupKnight + 2
-        } else {
-            group = groupKnight + 3
-        }
-        return key(group: group, major: from.index, minor: to.index)
+        return key(group: pieceGroup(bit, in: position), major: from.index, minor: to.index)
+    }
+
+    /// The group of the knight, bishop, rook or queen on the square `bit`.
+    @inline(__always) @usableFromInline
+    static func pieceGroup(_ bit: Bitboard, in position: Position) -> UInt32 {
+        if (position.knights & bit).isNotEmpty { return groupKnight }
+        if (position.bishops & bit).isNotEmpty { return groupKnight + 1 }
+        if (position.rooks & bit).isNotEmpty { return groupKnight + 2 }
+        return groupKnight + 3
+    }
+
+    /// The group of the non-promoting pawn moves the generator hands over as one set: pushes
+    /// (`delta` = `up`), double pushes, or captures toward the a- or h-file.
+    @inline(__always) @usableFromInline
+    static func pawnGroup(delta: Int, up: Int) -> UInt32 {
+        if delta == up { return groupPush }
+        if delta == 2 * up { return groupDoublePush }
+        return delta == up - 1 ? groupCaptureWest : groupCaptureEast
+    }
+
+    /// The key bits shared by a set of promotions: their group and, for captures, the
+    /// promotion flag.
+    @inline(__always) @usableFromInline
+    static func promotionBase(delta: Int, up: Int) -> UInt32 {
+        if delta == up { return groupPromotionPush << 15 }
+        return (delta == up - 1 ? groupCaptureWest : groupCaptureEast) << 15 | 1 << 14
     }
 
     /// The index of a legal `move` in En Croissant's order, or nil if the move is not legal.
@@ -178,44 +194,19 @@ struct OrderCounter: MoveSink {
             count(targets, base: group << 15, shift: 8)
             return
         }
-        let group: UInt32
-        if (position.knights & bit).isNotEmpty {
-            group = MoveOrder.groupKnight
-        } else if (position.bishops & bit).isNotEmpty {
-            group = MoveOrder.groupKnight + 1
-        } else if (position.rooks & bit).isNotEmpty {
-            group = MoveOrder.groupKnight + 2
-        } else {
-            group = MoveOrder.groupKnight + 3
-        }
+        let group = MoveOrder.pieceGroup(bit, in: position)
         count(targets, base: group << 15 | UInt32(from.rawValue) << 8, shift: 2)
     }
 
     @inline(__always)
     mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
-        let group: UInt32
-        if delta == up {
-            group = MoveOrder.groupPush
-        } else if delta == 2 * up {
-            group = MoveOrder.groupDoublePush
-        } else if delta == up - 1 {
-            group = MoveOrder.groupCaptureWest
-        } else {
-            group = MoveOrder.groupCaptureEast
-        }
+        let group = MoveOrder.pawnGroup(delta: delta, up: up)
         count(targets, base: group << 15, shift: 8)
     }
 
     @inline(__always)
     mutating func addPromotions(to targets: Bitboard, delta: Int) {
-        let base: UInt32
-        if delta == up {
-            base = MoveOrder.groupPromotionPush << 15
-        } else if delta == up - 1 {
-            base = MoveOrder.groupCaptureWest << 15 | 1 << 14
-        } else {
-            base = MoveOrder.groupCaptureEast << 15 | 1 << 14
-        }
+        let base = MoveOrder.promotionBase(delta: delta, up: up)
         for rank: UInt32 in 0..<4 { count(targets, base: base | rank, shift: 8) }
     }
 }
@@ -254,32 +245,14 @@ struct KeyCollector: MoveSink {
             for to in targets { append(group << 15 | UInt32(to.rawValue) << 8, Move(from: from, to: to)) }
             return
         }
-        let group: UInt32
-        if (position.knights & bit).isNotEmpty {
-            group = MoveOrder.groupKnight
-        } else if (position.bishops & bit).isNotEmpty {
-            group = MoveOrder.groupKnight + 1
-        } else if (position.rooks & bit).isNotEmpty {
-            group = MoveOrder.groupKnight + 2
-        } else {
-            group = MoveOrder.groupKnight + 3
-        }
+        let group = MoveOrder.pieceGroup(bit, in: position)
         let base = group << 15 | UInt32(from.rawValue) << 8
         for to in targets { append(base | UInt32(to.rawValue) << 2, Move(from: from, to: to)) }
     }
 
     @inline(__always)
     mutating func addPawnMoves(to targets: Bitboard, delta: Int) {
-        let group: UInt32
-        if delta == up {
-            group = MoveOrder.groupPush
-        } else if delta == 2 * up {
-            group = MoveOrder.groupDoublePush
-        } else if delta == up - 1 {
-            group = MoveOrder.groupCaptureWest
-        } else {
-            group = MoveOrder.groupCaptureEast
-        }
+        let group = MoveOrder.pawnGroup(delta: delta, up: up)
         for to in targets {
             append(group << 15 | UInt32(to.rawValue) << 8, Move(from: Square(to.index &- delta), to: to))
         }
@@ -287,14 +260,7 @@ struct KeyCollector: MoveSink {
 
     @inline(__always)
     mutating func addPromotions(to targets: Bitboard, delta: Int) {
-        let base: UInt32
-        if delta == up {
-            base = MoveOrder.groupPromotionPush << 15
-        } else if delta == up - 1 {
-            base = MoveOrder.groupCaptureWest << 15 | 1 << 14
-        } else {
-            base = MoveOrder.groupCaptureEast << 15 | 1 << 14
-        }
+        let base = MoveOrder.promotionBase(delta: delta, up: up)
         for to in targets {
             let from = Square(to.index &- delta)
             let key = base | UInt32(to.rawValue) << 8
