@@ -1,4 +1,5 @@
 import ChessCore
+import PGN
 
 /// What goes into the `Moves` column besides the mainline's moves.
 public enum MovesContent: String, Sendable, CaseIterable {
@@ -199,15 +200,7 @@ public enum MovesBlob {
         if !text.isEmpty && text.allSatisfy({ $0 >= 48 && $0 <= 57 }) && text.count <= 3 {
             return text.reduce(0) { $0 * 10 + Int($1 - 48) }
         }
-        switch String(decoding: text, as: UTF8.self) {
-        case "!": return 1
-        case "?": return 2
-        case "!!": return 3
-        case "??": return 4
-        case "!?": return 5
-        case "?!": return 6
-        default: return 0
-        }
+        return NAGMeanings.value(ofSuffix: String(decoding: text, as: UTF8.self)) ?? 0
     }
 }
 
