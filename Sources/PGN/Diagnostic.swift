@@ -80,3 +80,24 @@ public struct Diagnostic: Sendable, Hashable {
         self.fixes = fixes
     }
 }
+
+extension Diagnostic.Edit {
+    /// The same edit `offset` bytes further on (from a game's text to its document's).
+    public func shifted(by offset: Int) -> Diagnostic.Edit {
+        Diagnostic.Edit(range: (range.lowerBound + offset)..<(range.upperBound + offset), text: text)
+    }
+}
+
+extension Diagnostic {
+    /// The same diagnostic, its range and its fixes' edits `offset` bytes further on.
+    public func shifted(by offset: Int) -> Diagnostic {
+        var moved = self
+        moved.range = (range.lowerBound + offset)..<(range.upperBound + offset)
+        moved.fixes = fixes.map { fix in
+            var fix = fix
+            fix.edits = fix.edits.map { $0.shifted(by: offset) }
+            return fix
+        }
+        return moved
+    }
+}

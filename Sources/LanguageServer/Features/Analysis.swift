@@ -391,17 +391,9 @@ public final class PGNAnalyzer: Sendable {
         if parser.stoppedAt != nil {
             let renumber = first + ranges.count - resumed
             let resumedOld = old[resumed].start
-            for var diagnostic in previous.outside where diagnostic.range.lowerBound >= resumedOld {
-                diagnostic.range = (diagnostic.range.lowerBound + delta)..<(diagnostic.range.upperBound + delta)
+            for old in previous.outside where old.range.lowerBound >= resumedOld {
+                var diagnostic = old.shifted(by: delta)
                 diagnostic.game = diagnostic.game.map { $0 + renumber }
-                diagnostic.fixes = diagnostic.fixes.map { fix in
-                    var fix = fix
-                    fix.edits = fix.edits.map {
-                        Diagnostic.Edit(
-                            range: ($0.range.lowerBound + delta)..<($0.range.upperBound + delta), text: $0.text)
-                    }
-                    return fix
-                }
                 cut.outside.append(diagnostic)
             }
             cut.longComments += previous.longComments.filter { $0 >= resumedOld }.map { $0 + delta }
@@ -462,17 +454,9 @@ public final class PGNAnalyzer: Sendable {
         var diagnostics = cut.outside
         for (index, game) in games.enumerated() {
             let offset = game.start
-            for var diagnostic in game.analysis.diagnostics {
-                diagnostic.range = (diagnostic.range.lowerBound + offset)..<(diagnostic.range.upperBound + offset)
+            for local in game.analysis.diagnostics {
+                var diagnostic = local.shifted(by: offset)
                 diagnostic.game = index
-                diagnostic.fixes = diagnostic.fixes.map { fix in
-                    var fix = fix
-                    fix.edits = fix.edits.map {
-                        Diagnostic.Edit(
-                            range: ($0.range.lowerBound + offset)..<($0.range.upperBound + offset), text: $0.text)
-                    }
-                    return fix
-                }
                 diagnostics.append(diagnostic)
             }
         }
