@@ -65,8 +65,12 @@ public final class EnginePool: Sendable {
 
     /// A cached analysis of `position` at least `depth` deep, if any.
     public func cached(_ position: Position, depth: Int = 0) -> PositionAnalysis? {
-        let key = CacheKey(hash: position.hash, chess960: position.isChess960, multiPV: configuration.multiPV)
+        let key = cacheKey(position)
         return state.withLock { $0.cache[key] }.flatMap { $0.depth >= depth ? $0 : nil }
+    }
+
+    private func cacheKey(_ position: Position) -> CacheKey {
+        CacheKey(hash: position.hash, chess960: position.isChess960, multiPV: configuration.multiPV)
     }
 
     /// Analyses `position`, from the cache when a deep enough result is there. `waitingAtMost`
@@ -93,8 +97,7 @@ public final class EnginePool: Sendable {
                 state.withLock { $0.searches += 1 }
                 let result = try await engine.analyse(position, limit: limit, newGame: newGame)
                 if result.depth > 0 {
-                    let key = CacheKey(
-                        hash: position.hash, chess960: position.isChess960, multiPV: configuration.multiPV)
+                    let key = cacheKey(position)
                     state.withLock { state in
                         if (state.cache[key]?.depth ?? -1) < result.depth { state.cache[key] = result }
                     }

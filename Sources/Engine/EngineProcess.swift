@@ -143,8 +143,6 @@ final class EngineProcess: Sendable {
         terminate()
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
-
     var hasExited: Bool { output.hasExited }
 
     /// Writes one line; false when the engine is gone.

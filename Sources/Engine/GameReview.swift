@@ -78,7 +78,7 @@ extension Score {
 public enum GameReviewer {
     /// A position's score from White's view: the engine's, or the game's verdict when the
     /// position is over (a mate counts as a mate in one for the side that gave it).
-    static func terminalScore(_ position: Position) -> Score? {
+    public static func terminalScore(_ position: Position) -> Score? {
         if position.isCheckmate { return position.turn == .white ? .mate(-1) : .mate(1) }
         if position.isStalemate { return .centipawns(0) }
         return nil

@@ -68,6 +68,16 @@ public enum ReviewPreset: Sendable, Hashable {
     case encroissant
     /// Win% drops (in points) from which a move is an inaccuracy, a mistake, a blunder.
     case custom(inaccuracy: Double, mistake: Double, blunder: Double)
+
+    /// The named presets: `lichess`, `chesscom`, `encroissant`.
+    public init?(name: String) {
+        switch name {
+        case "lichess": self = .lichess
+        case "chesscom": self = .chesscom
+        case "encroissant": self = .encroissant
+        default: return nil
+        }
+    }
 }
 
 /// lichess's published review formulas, and the other presets players ask for.

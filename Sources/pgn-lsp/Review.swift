@@ -69,12 +69,7 @@ struct Review: ParsableCommand {
         let pool = EnginePool(configuration: configuration, size: engines)
         defer { pool.shutdown() }
         let limit = movetime.map { SearchLimit.movetime(.milliseconds($0)) } ?? .depth(depth)
-        let presetValue: ReviewPreset =
-            switch preset {
-            case .lichess: .lichess
-            case .chesscom: .chesscom
-            case .encroissant: .encroissant
-            }
+        let presetValue = ReviewPreset(name: preset.rawValue)!
         let source = SourceText(bytes)
         let parser = bytes.withUnsafeBufferPointer { Parser($0) }
         let selected = parser.games.indices.filter { game == nil || $0 + 1 == game }

@@ -176,8 +176,7 @@ extension PGNLanguageServer {
                 let replay = game.analysis.gameReplay
                 guard let mainline = Mainline(replay) else { continue }
                 edits += ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay).map {
-                    Diagnostic.Edit(
-                        range: ($0.range.lowerBound + game.start)..<($0.range.upperBound + game.start), text: $0.text)
+                    $0.shifted(by: game.start)
                 }
             }
             let answer = try await server.sendRequest(
@@ -379,7 +378,7 @@ extension PGNLanguageServer {
         let pool = engines.pool(settings)
         let budget = Duration.milliseconds(settings.hoverMilliseconds)
         let limit = SearchLimit.movetime(budget)
-        let terminal = move.after.isCheckmate || move.after.isStalemate
+        let terminal = GameReviewer.terminalScore(move.after) != nil
         do {
             // A hard deadline: an engine that hangs is left to its own timeout, not waited for.
             let found = try await withDeadline(budget * 2 + .milliseconds(500)) {
@@ -433,10 +432,7 @@ extension PGNLanguageServer {
             if let choice = before.bestMove, choice != move.move {
                 text += ", best **\(move.before.san(choice))**"
             }
-            let afterScore: Score? =
-                move.after.isCheckmate
-                ? (mover == .white ? .mate(1) : .mate(-1))
-                : move.after.isStalemate ? .centipawns(0) : after?.best?.score
+            let afterScore = GameReviewer.terminalScore(move.after) ?? after?.best?.score
             if before.bestMove == move.move {
                 text += " · the engine's choice"
             } else if let afterScore {

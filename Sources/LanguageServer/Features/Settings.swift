@@ -28,15 +28,10 @@ struct Settings: Sendable, Hashable {
     var databaseMoves = MovesContent.full
 
     var reviewPreset: ReviewPreset {
-        switch reviewPresetName {
-        case "chesscom": return .chesscom
-        case "encroissant": return .encroissant
-        case "custom":
-            return .custom(
-                inaccuracy: reviewThresholds.inaccuracy, mistake: reviewThresholds.mistake,
-                blunder: reviewThresholds.blunder)
-        default: return .lichess
-        }
+        guard reviewPresetName == "custom" else { return ReviewPreset(name: reviewPresetName) ?? .lichess }
+        return .custom(
+            inaccuracy: reviewThresholds.inaccuracy, mistake: reviewThresholds.mistake,
+            blunder: reviewThresholds.blunder)
     }
 
     var reviewLimit: SearchLimit {
@@ -114,7 +109,7 @@ struct Settings: Sendable, Hashable {
                 case "review.depth": int(value, path, 1...60) { settings.reviewDepth = $0 }
                 case "review.movetime": int(value, path, 0...600_000) { settings.reviewMovetime = $0 }
                 case "review.preset":
-                    if let name = value.stringValue, ["lichess", "chesscom", "encroissant", "custom"].contains(name) {
+                    if let name = value.stringValue, name == "custom" || ReviewPreset(name: name) != nil {
                         settings.reviewPresetName = name
                     } else {
                         unknown.append("\(path) (expected lichess, chesscom, encroissant or custom)")
