@@ -119,6 +119,11 @@ public struct DocumentAnalysis: Sendable {
 
     /// The game whose text holds `offset` (its end included), if any.
     public func game(at offset: Int) -> PlacedGame? {
+        gameIndex(at: offset).map { games[$0] }
+    }
+
+    /// The index in `games` of the game whose text holds `offset` (its end included), if any.
+    public func gameIndex(at offset: Int) -> Int? {
         var low = 0
         var high = games.count - 1
         while low <= high {
@@ -129,7 +134,7 @@ public struct DocumentAnalysis: Sendable {
             } else if offset > range.upperBound {
                 low = mid + 1
             } else {
-                return games[mid]
+                return mid
             }
         }
         return nil

@@ -38,9 +38,8 @@ extension PGNLanguageServer {
                     }
                 }
             }
-            if allowed("refactor.rewrite"), let game = analysis.game(at: wanted.lowerBound),
-                !game.analysis.playedNodes.isEmpty,
-                let index = analysis.games.firstIndex(where: { $0.start == game.start })
+            if allowed("refactor.rewrite"), let index = analysis.gameIndex(at: wanted.lowerBound),
+                case let game = analysis.games[index], !game.analysis.playedNodes.isEmpty
             {
                 let reviewed = engines.review(of: game.analysis.text) != nil
                 actions.append([

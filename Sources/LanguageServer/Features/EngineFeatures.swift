@@ -227,9 +227,9 @@ extension PGNLanguageServer {
         {
             let offset = document.offset(
                 of: Position(line: line, character: character), encoding: context.positionEncoding)
-            guard let game = analysis.game(at: offset),
-                let index = analysis.games.firstIndex(where: { $0.start == game.start })
-            else { throw ResponseError(.invalidParams, "there is no game at line \(line + 1)") }
+            guard let index = analysis.gameIndex(at: offset) else {
+                throw ResponseError(.invalidParams, "there is no game at line \(line + 1)")
+            }
             selected = [index]
         } else {
             selected = analysis.games.isEmpty ? [] : [0]

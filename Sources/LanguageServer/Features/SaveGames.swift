@@ -35,8 +35,7 @@ extension PGNLanguageServer {
     {
         var actions: [JSONValue] = []
         let uri = JSONValue.string(document.uri)
-        if allowed(""), let game = analysis.game(at: offset), !game.analysis.playedNodes.isEmpty,
-            let index = analysis.games.firstIndex(where: { $0.start == game.start })
+        if allowed(""), let index = analysis.gameIndex(at: offset), !analysis.games[index].analysis.playedNodes.isEmpty
         {
             actions.append([
                 "title": "Save game to database",
