@@ -20,10 +20,11 @@ let package = Package(
         .target(name: "ChessCore"),
         .target(name: "PGN", dependencies: ["ChessCore"]),
         .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
+        .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "GameStore",
             dependencies: [
-                "ChessCore", "PGN",
+                "ChessCore", "PGN", "CSQLiteSetup",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

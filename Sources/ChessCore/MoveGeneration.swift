@@ -68,7 +68,7 @@ public struct MoveCounter: MoveSink {
     }
 }
 
-@inline(__always)
+@inlinable @inline(__always)
 func shifted(_ bitboard: Bitboard, by delta: Int) -> Bitboard {
     delta > 0 ? Bitboard(raw: bitboard.raw << UInt64(delta)) : Bitboard(raw: bitboard.raw >> UInt64(-delta))
 }
@@ -94,9 +94,9 @@ extension Position {
     }
 
     /// Generates every legal move into `sink`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func generateLegalMoves<Sink: MoveSink>(into sink: inout Sink) {
-        generateLegalMoves(into: &sink, to: .all)
+        generateLegalMoves(into: &sink, from: .all, to: .all)
     }
 
     /// The legal moves to one square (castling excluded), in `MoveList` order.
@@ -107,8 +107,19 @@ extension Position {
     }
 
     /// Generates the legal moves whose destination is in `destinations` into `sink`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func generateLegalMoves<Sink: MoveSink>(into sink: inout Sink, to destinations: Bitboard) {
+        generateLegalMoves(into: &sink, from: .all, to: destinations)
+    }
+
+    /// Generates the legal moves of the pieces on `origins` whose destination is in
+    /// `destinations` into `sink`. Castling counts as a king move to any destination; an
+    /// en-passant capture as a pawn move. A caller that needs only some pieces' moves saves
+    /// the work of the others: the king's steps, which test each square for attackers, cost most.
+    @inlinable @inline(__always)
+    public func generateLegalMoves<Sink: MoveSink>(
+        into sink: inout Sink, from origins: Bitboard, to destinations: Bitboard
+    ) {
         let a = Attacks.shared
         let us = turn
         let them = us.opponent
@@ -117,39 +128,46 @@ extension Position {
         let occupied = ours | theirs
         guard let king = (kings & ours).first else { return }
         let checkers = attackers(of: king, by: them, occupied: occupied)
+        let movesKing = origins.contains(king)
 
         // King moves: the king must not stand in the line of a slider it steps away from.
-        let withoutKing = occupied ^ king.bitboard
-        var kingTargets = Bitboard()
-        for to in a.king(king) & ~ours & destinations where attackers(of: to, by: them, occupied: withoutKing).isEmpty {
-            kingTargets.insert(to)
+        if movesKing {
+            let withoutKing = occupied ^ king.bitboard
+            var kingTargets = Bitboard()
+            for to in a.king(king) & ~ours & destinations
+            where attackers(of: to, by: them, occupied: withoutKing).isEmpty {
+                kingTargets.insert(to)
+            }
+            sink.addMoves(from: king, to: kingTargets)
         }
-        sink.addMoves(from: king, to: kingTargets)
         if checkers.hasMoreThanOne { return }
+        let mine = ours & origins
 
         // Every other move must capture the checker or block it.
         let target = (checkers.isEmpty ? ~ours : a.between(king, checkers.first!) | checkers) & destinations
         let pinned = pinnedPieces(king: king, us: us, occupied: occupied, attacks: a)
 
-        for from in knights & ours & ~pinned {
+        for from in knights & mine & ~pinned {
             sink.addMoves(from: from, to: a.knight(from) & target)
         }
-        for from in (bishops | queens) & ours {
+        for from in (bishops | queens) & mine {
             var targets = a.bishop(from, occupied) & target
             if pinned.contains(from) { targets &= a.line(king, from) }
             sink.addMoves(from: from, to: targets)
         }
-        for from in (rooks | queens) & ours {
+        for from in (rooks | queens) & mine {
             var targets = a.rook(from, occupied) & target
             if pinned.contains(from) { targets &= a.line(king, from) }
             sink.addMoves(from: from, to: targets)
         }
 
-        generatePawnMoves(into: &sink, king: king, target: target, pinned: pinned, attacks: a)
+        if (pawns & mine).isNotEmpty {
+            generatePawnMoves(into: &sink, king: king, target: target, pinned: pinned, origins: origins, attacks: a)
+        }
 
         if let square = enPassantSquare, destinations.contains(square) {
             let captured = Square(square.index + (us == .white ? -8 : 8))
-            for from in a.pawn(them, square) & pawns & ours {
+            for from in a.pawn(them, square) & pawns & mine {
                 let after = occupied ^ from.bitboard ^ square.bitboard ^ captured.bitboard
                 let attackers =
                     theirs & ~captured.bitboard
@@ -159,14 +177,14 @@ extension Position {
             }
         }
 
-        if checkers.isEmpty && (castlingRights & ours).isNotEmpty && destinations == .all {
+        if movesKing && checkers.isEmpty && (castlingRights & ours).isNotEmpty && destinations == .all {
             generateCastling(into: &sink, king: king, attacks: a)
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func generatePawnMoves<Sink: MoveSink>(
-        into sink: inout Sink, king: Square, target: Bitboard, pinned: Bitboard, attacks a: Attacks
+        into sink: inout Sink, king: Square, target: Bitboard, pinned: Bitboard, origins: Bitboard, attacks a: Attacks
     ) {
         let us = turn
         let ours = pieces(us)
@@ -175,7 +193,7 @@ extension Position {
         let up = us == .white ? 8 : -8
         let lastRank = Bitboard.rank(us == .white ? 7 : 0)
         let thirdRank = Bitboard.rank(us == .white ? 2 : 5)
-        let free = pawns & ours & ~pinned
+        let free = pawns & ours & origins & ~pinned
 
         let single = shifted(free, by: up) & empty
         let double = shifted(single & thirdRank, by: up) & empty & target
@@ -194,7 +212,7 @@ extension Position {
         sink.addPromotions(to: east & lastRank, delta: eastDelta)
 
         // A pinned pawn may still move along the pin.
-        for from in pawns & ours & pinned {
+        for from in pawns & ours & origins & pinned {
             let line = a.line(king, from)
             var targets = a.pawn(us, from) & theirs
             let one = Square(from.index + up)
@@ -218,7 +236,7 @@ extension Position {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func generateCastling<Sink: MoveSink>(into sink: inout Sink, king: Square, attacks a: Attacks) {
         let us = turn
         let them = us.opponent

@@ -104,7 +104,7 @@ public struct Position: Sendable {
         return pinnedPieces(king: king, us: color, occupied: occupied, attacks: Attacks.shared)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func pinnedPieces(king: Square, us: Color, occupied: Bitboard, attacks a: Attacks) -> Bitboard {
         let theirs = pieces(us.opponent)
         let snipers =

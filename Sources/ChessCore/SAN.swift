@@ -307,7 +307,111 @@ extension Position {
 
     /// Reads a move in SAN and plays it: the move, how it was written, and the position after.
     public func playSAN(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> (SANMove, Position) {
-        guard var text = SANText(bytes) else { throw .syntax }
+        guard let text = SANText(bytes) else { throw .syntax }
+        if let played = playPlainSAN(text) { return played }
+        return try playAnySAN(text)
+    }
+
+    /// The way most moves are written, read without listing legal moves: SAN that names one
+    /// legal move, with exactly the disambiguation and capture sign it needs (the check sign
+    /// may be anything). Nil for everything else (castling, en passant, null moves, lenient
+    /// or wrong text), which `playAnySAN` reads; for what it accepts, both agree.
+    @inline(__always)
+    func playPlainSAN(_ text: SANText) -> (SANMove, Position)? {
+        guard text.leniency.isEmpty, text.castle == nil, !text.isNull, let to = text.to,
+            text.separator == nil || text.separator == 0x78
+        else { return nil }
+        let a = Attacks.shared
+        let us = turn
+        let ours = pieces(us)
+        let theirs = pieces(us.opponent)
+        let occupied = ours | theirs
+        guard !ours.contains(to), let king = (kings & ours).first else { return nil }
+        let captures = theirs.contains(to)
+        guard text.capture == captures else { return nil }
+        let role = text.role ?? .pawn
+        let from: Square
+
+        /// Whether moving from `origin` to `to` leaves the king safe (the captured piece gone).
+        @inline(__always)
+        func isLegal(_ origin: Square) -> Bool {
+            let after = (occupied ^ origin.bitboard) | to.bitboard
+            let guarded = origin == king ? to : king
+            return (attackers(of: guarded, by: us.opponent, occupied: after) & ~to.bitboard).isEmpty
+        }
+
+        switch role {
+        case .pawn:
+            guard text.fromRank == nil else { return nil }
+            let lastRank = us == .white ? 7 : 0
+            if let promotion = text.promotion {
+                guard to.rank == lastRank, promotion != .king, promotion != .pawn else { return nil }
+            } else if to.rank == lastRank {
+                return nil
+            }
+            let up = us == .white ? 8 : -8
+            let ourPawns = pawns & ours
+            if let file = text.fromFile {
+                // A capture of the piece on `to`; en passant (an empty `to`) is not read here.
+                guard captures, file == to.file - 1 || file == to.file + 1 else { return nil }
+                let origin = to.index - up + (file - to.file)
+                guard origin >= 0 && origin < 64, ourPawns.contains(Square(origin)) else { return nil }
+                from = Square(origin)
+            } else {
+                guard !captures else { return nil }
+                let one = to.index - up
+                guard one >= 0 && one < 64 else { return nil }
+                if ourPawns.contains(Square(one)) {
+                    from = Square(one)
+                } else if !occupied.contains(Square(one)) && to.rank == (us == .white ? 3 : 4)
+                    && ourPawns.contains(Square(one - up))
+                {
+                    from = Square(one - up)
+                } else {
+                    return nil
+                }
+            }
+            guard isLegal(from) else { return nil }
+        case .king:
+            guard text.fromFile == nil && text.fromRank == nil && text.promotion == nil, a.king(king).contains(to),
+                isLegal(king)
+            else { return nil }
+            from = king
+        case .knight, .bishop, .rook, .queen:
+            guard text.promotion == nil else { return nil }
+            var legal = Bitboard()
+            for origin in a.attacks(role, us, to, occupied) & pieces(us, role) where isLegal(origin) {
+                legal.insert(origin)
+            }
+            var named = legal
+            if let file = text.fromFile { named &= Bitboard.file(file) }
+            if let rank = text.fromRank { named &= Bitboard.rank(rank) }
+            guard let origin = named.first, !named.hasMoreThanOne else { return nil }
+            // Exactly the disambiguation SAN asks for: a file if it tells the pieces apart,
+            // else a rank if that does, else both.
+            let others = legal ^ origin.bitboard
+            let needFile: Bool
+            let needRank: Bool
+            if others.isEmpty {
+                (needFile, needRank) = (false, false)
+            } else if (others & Bitboard.file(origin.file)).isEmpty {
+                (needFile, needRank) = (true, false)
+            } else if (others & Bitboard.rank(origin.rank)).isEmpty {
+                (needFile, needRank) = (false, true)
+            } else {
+                (needFile, needRank) = (true, true)
+            }
+            guard (text.fromFile != nil) == needFile && (text.fromRank != nil) == needRank else { return nil }
+            from = origin
+        }
+        let move = text.promotion.map { Move(from: from, to: to, promotion: $0) } ?? Move(from: from, to: to)
+        let after = playing(move)
+        return (SANMove(move: move, leniency: checkLeniency(after, text.check)), after)
+    }
+
+    /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.
+    func playAnySAN(_ text: SANText) throws(SANError) -> (SANMove, Position) {
+        var text = text
         if text.isNull { return (SANMove(move: .null, leniency: text.leniency), playing(.null)) }
 
         let ours = pieces(turn)

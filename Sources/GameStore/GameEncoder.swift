@@ -71,18 +71,23 @@ public enum GameEncoder {
     public static func encode(
         bytes: [UInt8], firstIndex: Int = 0, content: MovesContent = .full
     ) -> [Result<EncodedGame, RefusedGame>] {
-        let latin1 = !SourceText.isValidUTF8(bytes)
-        return bytes.withUnsafeBufferPointer { buffer in
-            let parser = Parser(buffer)
-            var results: [Result<EncodedGame, RefusedGame>] = []
-            results.reserveCapacity(parser.games.count)
-            var scratch = Scratch()
-            for (k, syntax) in parser.games.enumerated() {
-                let text = Text(bytes: buffer, latin1: latin1)
-                results.append(encode(syntax, text: text, index: firstIndex + k, content: content, scratch: &scratch))
-            }
-            return results
+        bytes.withUnsafeBufferPointer { encode(buffer: $0, firstIndex: firstIndex, content: content) }
+    }
+
+    /// `encode(bytes:)` on bytes in memory the caller holds (a mapped file, say).
+    public static func encode(
+        buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int = 0, content: MovesContent = .full
+    ) -> [Result<EncodedGame, RefusedGame>] {
+        let latin1 = !SourceText.isValidUTF8(buffer)
+        let parser = Parser(buffer)
+        var results: [Result<EncodedGame, RefusedGame>] = []
+        results.reserveCapacity(parser.games.count)
+        var scratch = Scratch()
+        let text = Text(bytes: buffer, latin1: latin1)
+        for (k, syntax) in parser.games.enumerated() {
+            results.append(encode(syntax, text: text, index: firstIndex + k, content: content, scratch: &scratch))
         }
+        return results
     }
 
     /// Lines of play left to finish while a variation is read, kept between games.

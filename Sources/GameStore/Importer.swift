@@ -13,93 +13,36 @@ public struct ImportProgress: Sendable {
 }
 
 extension GameDatabase {
-    /// Pieces of this many bytes are cut at a game boundary and read on separate cores.
+    /// Pieces of about this many bytes are cut at a game boundary and read on separate cores.
     static let pieceSize = 2 << 20
 
-    /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
-    /// core, written one batch of pieces per transaction while the next batch is being read.
-    /// Memory stays bounded by a few pieces whatever the size of the input. Games are numbered
-    /// from `firstIndex` in refusals. A failure to write stops the import; batches already
-    /// written stay.
-    public func importPGN(
-        from input: FileHandle, totalBytes: Int? = nil, firstIndex: Int = 0,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
-    ) throws -> StoreReport {
-        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let width = 2 * cores
-        let content = options.moves
-        let writer = DispatchQueue(label: "GameStore.import.writer")
-        let writing = DispatchGroup()
-        let state = ImportState()
-        var pending: [UInt8] = []
-        var bytesRead = 0
-        var nextIndex = firstIndex
-        var atEnd = false
-
-        while !atEnd {
-            var pieces: [[UInt8]] = []
-            while pieces.count < width && !atEnd {
-                let data = try input.read(upToCount: GameDatabase.pieceSize) ?? Data()
-                if data.isEmpty {
-                    atEnd = true
-                } else {
-                    pending.append(contentsOf: data)
-                }
-                let cut: Int? = atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
-                guard let cut, cut > 0 else { continue }
-                // The piece takes the buffer; only the bytes after the cut (part of one game) move.
-                var piece = pending
-                pending = Array(piece[cut...])
-                piece.removeLast(piece.count - cut)
-                pieces.append(piece)
-                bytesRead += cut
-            }
-            if pieces.isEmpty { break }
-
-            nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<EncodedGame, RefusedGame>]>
-                .allocate(capacity: pieces.count)
-            results.initialize(repeating: [])
-            let texts = pieces
-            pieces.removeAll()
-            DispatchQueue.concurrentPerform(iterations: texts.count) { k in
-                results[k] = GameEncoder.encode(bytes: texts[k], firstIndex: 0, content: content)
-            }
-            // Games are numbered from 0 in each piece: the writer adds where each piece starts.
-            var batch: [[Result<EncodedGame, RefusedGame>]] = []
-            var offsets: [Int] = []
-            for k in 0..<results.count {
-                offsets.append(nextIndex)
-                nextIndex += results[k].count
-                batch.append(results[k])
-            }
-            results.deinitialize()
-            results.deallocate()
-
-            // One batch is written while the next is read.
-            writing.wait()
-            if let error = state.error { throw error }
-            let done = bytesRead
-            let games = batch
-            let pieceOffsets = offsets
-            writer.async(group: writing) {
-                do {
-                    let written = try self.write(pieces: games, indexOffsets: pieceOffsets)
-                    state.report.add(written)
-                    progress?(ImportProgress(bytesDone: done, totalBytes: totalBytes, games: state.report.total))
-                } catch {
-                    state.error = error
-                }
-            }
-        }
-        writing.wait()
-        if let error = state.error { throw error }
-        return state.report
-    }
-
-    /// Imports a PGN file (see `importPGN(from:)`).
+    /// Imports a PGN file: mapped into memory when it is a regular file (no copy of its bytes),
+    /// otherwise read as a stream (see `importPGN(from:)`).
     public func importPGN(
         path: String, firstIndex: Int = 0, progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) throws -> StoreReport {
+        if let mapped = MappedFile(path: path) {
+            return try withExtendedLifetime(mapped) {
+                var start = 0
+                let bytes = mapped.bytes
+                return try importPieces(totalBytes: bytes.count, firstIndex: firstIndex, progress: progress) {
+                    guard start < bytes.count else { return nil }
+                    var end = min(bytes.count, start + GameDatabase.pieceSize)
+                    // Cut after the last whole game of the window; a game longer than the
+                    // window widens it.
+                    while end < bytes.count {
+                        let window = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                        if let cut = Checker.lastGameBoundary(window), cut > 0 {
+                            end = start + cut
+                            break
+                        }
+                        end = min(bytes.count, end + GameDatabase.pieceSize)
+                    }
+                    defer { start = end }
+                    return ImportPiece(mapped: UnsafeBufferPointer(rebasing: bytes[start..<end]), end: end)
+                }
+            }
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw GameStoreError.sqlite(path: path, message: "cannot open the file for reading")
         }
@@ -107,10 +50,265 @@ extension GameDatabase {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
         return try importPGN(from: handle, totalBytes: size, firstIndex: firstIndex, progress: progress)
     }
+
+    /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
+    /// core, written in order while later pieces are being read. Memory stays bounded by a few
+    /// pieces whatever the size of the input. Games are numbered from `firstIndex` in refusals.
+    /// A failure to write stops the import; transactions already committed stay.
+    public func importPGN(
+        from input: FileHandle, totalBytes: Int? = nil, firstIndex: Int = 0,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws -> StoreReport {
+        var pending: [UInt8] = []
+        var bytesRead = 0
+        var atEnd = false
+        return try importPieces(totalBytes: totalBytes, firstIndex: firstIndex, progress: progress) {
+            while !atEnd {
+                let data = try input.read(upToCount: GameDatabase.pieceSize) ?? Data()
+                if data.isEmpty {
+                    atEnd = true
+                } else {
+                    pending.append(contentsOf: data)
+                }
+                let cut: Int? =
+                    atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
+                guard let cut, cut > 0 else { continue }
+                // The piece takes the buffer; only the bytes after the cut (part of one game) move.
+                var piece = pending
+                pending = Array(piece[cut...])
+                piece.removeLast(piece.count - cut)
+                bytesRead += cut
+                return ImportPiece(owned: piece, end: bytesRead)
+            }
+            return nil
+        }
+    }
+
+    /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end) and
+    /// hands each to a worker that parses and encodes it; one writer thread stores the
+    /// encoded pieces in file order, all that are ready in one transaction. At most a few
+    /// pieces are in flight (cut and not yet written), so a writer slower than the readers
+    /// holds them back instead of letting results pile up.
+    func importPieces(
+        totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
+        nextPiece: () throws -> ImportPiece?
+    ) throws -> StoreReport {
+        // Into a file this instance created, batches are committed without waiting for the
+        // disk: a crash of the machine (not of the program, whose writes the system keeps)
+        // could leave the new file unreadable, but it held nothing else, and the import can
+        // run again. The whole file is synced once at the end.
+        let unsynced = createdFile
+        if unsynced {
+            try run { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        }
+        defer {
+            if unsynced {
+                _ = try? run { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                syncFile()
+            }
+        }
+
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let pipeline = ImportPipeline(limit: 2 * cores + 2)
+        let content = options.moves
+        let workers = DispatchQueue(label: "GameStore.import.reader", attributes: .concurrent)
+        let writing = DispatchGroup()
+        // Workers may still read a piece after a failure: the input must outlive them all.
+        let reading = DispatchGroup()
+
+        // The writer: pieces in order, each batch one transaction.
+        DispatchQueue(label: "GameStore.import.writer").async(group: writing) {
+            var next = 0
+            var nextIndex = firstIndex
+            while let batch = pipeline.takeReady(from: next) {
+                var offsets: [Int] = []
+                for piece in batch.pieces {
+                    offsets.append(nextIndex)
+                    nextIndex += piece.count
+                }
+                do {
+                    let written = try self.write(pieces: batch.pieces, indexOffsets: offsets)
+                    let games = pipeline.finish(batch.pieces.count, report: written)
+                    progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
+                } catch {
+                    pipeline.fail(error)
+                    return
+                }
+                next += batch.pieces.count
+            }
+        }
+
+        var count = 0
+        var cutError: (any Error)?
+        while pipeline.waitForRoom() {
+            let piece: ImportPiece?
+            do {
+                piece = try nextPiece()
+            } catch {
+                cutError = error
+                break
+            }
+            guard let piece else { break }
+            let number = count
+            count += 1
+            pipeline.started()
+            workers.async(group: reading) {
+                let encoded = piece.withBytes { GameEncoder.encode(buffer: $0, firstIndex: 0, content: content) }
+                pipeline.deliver(number, encoded, end: piece.end)
+            }
+        }
+        pipeline.close(count: count, error: cutError)
+        writing.wait()
+        reading.wait()
+        return try pipeline.result()
+    }
 }
 
-/// What the writer thread hands back to the reading thread; read only after waiting for it.
-private final class ImportState: @unchecked Sendable {
-    var report = StoreReport()
-    var error: (any Error)?
+/// A piece of the input holding whole games: a view of a mapped file, or bytes read.
+struct ImportPiece: @unchecked Sendable {
+    private let mapped: UnsafeBufferPointer<UInt8>?
+    private let owned: [UInt8]?
+    /// The input's bytes up to the end of this piece.
+    let end: Int
+
+    init(mapped: UnsafeBufferPointer<UInt8>, end: Int) {
+        self.mapped = mapped
+        self.owned = nil
+        self.end = end
+    }
+
+    init(owned: [UInt8], end: Int) {
+        self.mapped = nil
+        self.owned = owned
+        self.end = end
+    }
+
+    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        if let mapped { return body(mapped) }
+        return owned!.withUnsafeBufferPointer(body)
+    }
+}
+
+/// The state the cutting thread, the workers and the writer share, behind one lock.
+private final class ImportPipeline: @unchecked Sendable {
+    typealias Encoded = [Result<EncodedGame, RefusedGame>]
+
+    private let condition = NSCondition()
+    private let limit: Int
+    private var inFlight = 0
+    private var ready: [Int: (games: Encoded, end: Int)] = [:]
+    private var total: Int?
+    private var error: (any Error)?
+    private var report = StoreReport()
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Waits until another piece may be cut; false once the writer has failed.
+    func waitForRoom() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while inFlight >= limit && error == nil { condition.wait() }
+        return error == nil
+    }
+
+    /// A piece was cut and handed to a worker.
+    func started() {
+        condition.lock()
+        inFlight += 1
+        condition.unlock()
+    }
+
+    func deliver(_ number: Int, _ games: Encoded, end: Int) {
+        condition.lock()
+        ready[number] = (games, end)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// No more pieces: `count` were cut. A cutting error stops the import like a write error.
+    func close(count: Int, error: (any Error)?) {
+        condition.lock()
+        total = count
+        if let error, self.error == nil { self.error = error }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The pieces from `next` on that are ready, in order (at least one; at most eight);
+    /// nil when every piece is written or the import failed.
+    func takeReady(from next: Int) -> (pieces: [Encoded], end: Int)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready[next] == nil && error == nil && total != next { condition.wait() }
+        if error != nil || ready[next] == nil { return nil }
+        var pieces: [Encoded] = []
+        var end = 0
+        var k = next
+        while pieces.count < 8, let piece = ready.removeValue(forKey: k) {
+            pieces.append(piece.games)
+            end = piece.end
+            k += 1
+        }
+        return (pieces, end)
+    }
+
+    /// A batch of `count` pieces is written; returns the games read so far.
+    func finish(_ count: Int, report written: StoreReport) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        inFlight -= count
+        report.add(written)
+        condition.broadcast()
+        return report.total
+    }
+
+    func fail(_ error: any Error) {
+        condition.lock()
+        if self.error == nil { self.error = error }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func result() throws -> StoreReport {
+        condition.lock()
+        defer { condition.unlock() }
+        if let error { throw error }
+        return report
+    }
+}
+
+/// A regular file mapped read-only into memory for as long as this object lives.
+final class MappedFile {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    /// Nil when the file cannot be opened or is not a regular, non-empty file (a pipe, say).
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else {
+            return nil
+        }
+        let size = Int(status.st_size)
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            return nil
+        }
+        madvise(address, size, MADV_SEQUENTIAL)
+        bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size)
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    }
+}
+
+extension GameDatabase {
+    /// Writes the file's data to the disk (what SQLite's syncs would have done).
+    func syncFile() {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
 }

@@ -120,10 +120,33 @@ public enum MoveOrder {
 
     /// `index(of:in:)` when the caller knows whether the side to move is in check.
     public static func index(of move: Move, in position: Position, inCheck: Bool) -> Int? {
-        var counter = OrderCounter(
-            position: position, target: key(of: move, in: position, inCheck: inCheck), inCheck: inCheck)
-        position.generateLegalMoves(into: &counter)
+        let target = key(of: move, in: position, inCheck: inCheck)
+        var counter = OrderCounter(position: position, target: target, inCheck: inCheck)
+        position.generateLegalMoves(
+            into: &counter, from: origins(upTo: target, in: position, inCheck: inCheck), to: .all)
         return counter.found ? counter.below : nil
+    }
+
+    /// The squares of the pieces whose moves can sort before a move with key `target`, or be
+    /// it: the moves of the others need not be generated to find its index. Pawns are always
+    /// in (their moves cost a few shifts); the king only when in check or when the move is a
+    /// king move or castling, since testing its steps costs the most.
+    @inline(__always) @usableFromInline
+    static func origins(upTo target: UInt32, in position: Position, inCheck: Bool) -> Bitboard {
+        let group = target >> 15
+        if group >= groupKing { return .all }
+        let ours = position.pieces(position.turn)
+        var origins = position.pawns
+        if inCheck { origins |= position.kings }
+        if group >= groupKnight {
+            let from = UInt64(target >> 8 & 0x3F)
+            let upToFrom = Bitboard(raw: from == 63 ? ~0 : (1 << (from + 1)) &- 1)
+            // Knights, bishops, rooks, queens: the groups before the move's whole, its own up to its square.
+            let groups = [position.knights, position.bishops, position.rooks, position.queens] as InlineArray
+            for k in 0..<Int(group - groupKnight) { origins |= groups[k] }
+            origins |= groups[Int(group - groupKnight)] & upToFrom
+        }
+        return origins & ours
     }
 
     /// The legal move with index `index` in En Croissant's order, or nil when there are not

@@ -62,6 +62,16 @@ struct PreparedStatement {
         }
     }
 
+    /// Binds bytes as a blob without copying them: they must stay where they are until the
+    /// statement has run (call inside `withUnsafeBytes`, around `step`).
+    @inline(__always) func bindBlob(_ index: Int32, borrowing raw: UnsafeRawBufferPointer) {
+        if raw.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        } else {
+            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), nil)
+        }
+    }
+
     /// Runs the statement to its first row; true when there is one. Resets it first.
     @discardableResult
     func step() throws -> Bool {

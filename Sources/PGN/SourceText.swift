@@ -63,39 +63,42 @@ public struct SourceText: Sendable {
 
     /// Validates UTF-8 without decoding into a String.
     public static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { b in
-            var i = 0
-            let n = b.count
-            while i < n {
-                let c = b[i]
-                if c < 0x80 {
-                    i += 1
-                    continue
-                }
-                let length: Int
-                if c & 0xE0 == 0xC0 && c >= 0xC2 {
-                    length = 2
-                } else if c & 0xF0 == 0xE0 {
-                    length = 3
-                } else if c & 0xF8 == 0xF0 && c <= 0xF4 {
-                    length = 4
-                } else {
-                    return false
-                }
-                guard i + length <= n else { return false }
-                for k in 1..<length where b[i + k] & 0xC0 != 0x80 { return false }
-                if length == 3 {
-                    let scalar = (UInt32(c & 0x0F) << 12) | (UInt32(b[i + 1] & 0x3F) << 6)
-                    if scalar < 0x800 || (0xD800...0xDFFF).contains(scalar | UInt32(b[i + 2] & 0x3F)) { return false }
-                }
-                if length == 4 {
-                    let high = (UInt32(c & 0x07) << 18) | (UInt32(b[i + 1] & 0x3F) << 12)
-                    if high < 0x10000 || high > 0x10FFFF { return false }
-                }
-                i += length
+        bytes.withUnsafeBufferPointer { isValidUTF8($0) }
+    }
+
+    /// `isValidUTF8(_:)` on bytes in memory the caller holds.
+    public static func isValidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = b.count
+        while i < n {
+            let c = b[i]
+            if c < 0x80 {
+                i += 1
+                continue
             }
-            return true
+            let length: Int
+            if c & 0xE0 == 0xC0 && c >= 0xC2 {
+                length = 2
+            } else if c & 0xF0 == 0xE0 {
+                length = 3
+            } else if c & 0xF8 == 0xF0 && c <= 0xF4 {
+                length = 4
+            } else {
+                return false
+            }
+            guard i + length <= n else { return false }
+            for k in 1..<length where b[i + k] & 0xC0 != 0x80 { return false }
+            if length == 3 {
+                let scalar = (UInt32(c & 0x0F) << 12) | (UInt32(b[i + 1] & 0x3F) << 6)
+                if scalar < 0x800 || (0xD800...0xDFFF).contains(scalar | UInt32(b[i + 2] & 0x3F)) { return false }
+            }
+            if length == 4 {
+                let high = (UInt32(c & 0x07) << 18) | (UInt32(b[i + 1] & 0x3F) << 12)
+                if high < 0x10000 || high > 0x10FFFF { return false }
+            }
+            i += length
         }
+        return true
     }
 
     /// The characters of a byte range, decoded by the text's encoding.

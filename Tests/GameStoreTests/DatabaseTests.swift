@@ -237,10 +237,7 @@ final class DatabaseTests: XCTestCase {
     func testALockedDatabaseMakesASaveWaitThenFailClearly() throws {
         let path = folder.path("locked.db3")
         let database = try GameDatabase(path: path, options: .init(busyTimeout: 0.4))
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true
-        let other = try DatabaseQueue(path: path, configuration: configuration)
-        try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN EXCLUSIVE") }
+        let other = try lockedByAnotherConnection(path)
         let game = GameSource(text: "1. e4 *", index: 0)
         let start = Date()
         XCTAssertThrowsError(try database.store(games: [game])) { error in

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// The project's shared test material lives in `../shared` beside the package root.
 enum Shared {
@@ -41,4 +42,14 @@ func hex(_ bytes: [UInt8]) -> String {
 /// Hex pairs separated by spaces back to bytes.
 func bytes(hex text: String) -> [UInt8] {
     text.split(separator: " ").map { UInt8($0, radix: 16)! }
+}
+
+/// Another connection holding an exclusive lock on the database at `path` until the returned
+/// queue runs `ROLLBACK`.
+func lockedByAnotherConnection(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true
+    let other = try DatabaseQueue(path: path, configuration: configuration)
+    try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN EXCLUSIVE") }
+    return other
 }

@@ -1,0 +1,116 @@
+import XCTest
+
+@testable import ChessCore
+
+/// `playSAN` reads plainly written moves without listing legal moves; every text it reads that
+/// way must come out exactly as the general reader has it: the same move, the same leniency,
+/// the same position after.
+final class PlainSANTests: XCTestCase {
+    /// Ways a move is written, right and wrong: canonical, without or with a wrong check sign,
+    /// with and without `x`, with every disambiguation, lower-case, long algebraic and UCI.
+    static func spellings(of move: Move, in position: Position) -> [String] {
+        let canonical = position.san(move)
+        let bare = position.sanWithoutSuffix(move)
+        var texts = [canonical, bare, bare + "+", bare + "#", bare + "++"]
+        if bare.contains("x") { texts.append(bare.replacingOccurrences(of: "x", with: "")) }
+        if let role = position.role(at: move.from), role != .pawn, !move.isCastle {
+            let letter = String(role.sanLetter!)
+            let capture = position.occupied.contains(move.to) ? "x" : ""
+            let file = String(Square.fileLetter(move.from.file))
+            let rank = String(move.from.rank + 1)
+            for prefix in ["", file, rank, file + rank] {
+                texts.append(letter + prefix + capture + move.to.name)
+                texts.append(letter + prefix + "x" + move.to.name)
+                texts.append(letter + prefix + move.to.name)
+            }
+            texts.append(letter.lowercased() + capture + move.to.name)
+        } else if !move.isCastle {
+            let file = String(Square.fileLetter(move.from.file))
+            texts.append(move.from.name + move.to.name)
+            texts.append(file + "x" + move.to.name)
+            texts.append(file + move.to.name)
+            texts.append("x" + move.to.name)
+            if let promotion = move.promotion {
+                let letter = String(promotion.sanLetter!)
+                texts.append(bare.replacingOccurrences(of: "=", with: ""))
+                texts.append(bare.replacingOccurrences(of: "=" + letter, with: "=" + letter.lowercased()))
+                texts.append(bare.replacingOccurrences(of: "=" + letter, with: "=K"))
+                texts.append(bare.replacingOccurrences(of: "=" + letter, with: ""))
+            }
+        }
+        texts.append(move.uci(chess960: false))
+        return texts
+    }
+
+    func testPlainReadingAgreesWithTheGeneralReader() throws {
+        var positions: [Position] = []
+        for suite in ["perft/standard.perft", "perft/tricky.perft", "perft/chess960.perft"] {
+            guard let cases = try? PerftCase.load(suite) else { continue }
+            positions += cases.compactMap { try? Position(fen: $0.fen) }
+        }
+        XCTAssertGreaterThan(positions.count, 100)
+        // Positions a few moves on from each, so that checks, pins and promotions come up often.
+        var all: [Position] = []
+        for (k, start) in positions.enumerated() {
+            var position = start
+            for ply in 0..<4 {
+                all.append(position)
+                let moves = position.legalMoves
+                if moves.isEmpty { break }
+                // A spread of moves, the same on every run.
+                position.play(moves[(k * 7 + ply * 13) % moves.count])
+            }
+        }
+
+        var plainTexts = 0
+        var canonicalPlain = 0
+        var compared = 0
+        for position in all {
+            for move in position.legalMoves {
+                for text in Self.spellings(of: move, in: position) {
+                    let bytes = Array(text.utf8)
+                    bytes.withUnsafeBufferPointer { buffer in
+                        guard let san = SANText(buffer) else { return }
+                        let general: Result<(SANMove, Position), SANError>
+                        do throws(SANError) {
+                            general = .success(try position.playAnySAN(san))
+                        } catch {
+                            general = .failure(error)
+                        }
+                        compared += 1
+                        guard let plain = position.playPlainSAN(san) else { return }
+                        plainTexts += 1
+                        if text == position.san(move) { canonicalPlain += 1 }
+                        switch general {
+                        case .success(let (read, after)):
+                            XCTAssertEqual(plain.0, read, "\(position.fen) \(text)")
+                            XCTAssertEqual(plain.1, after, "\(position.fen) \(text)")
+                        case .failure(let error):
+                            XCTFail("\(position.fen) \(text): plain reading gave a move, general \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        print("plain SAN: \(all.count) positions, \(compared) texts, \(plainTexts) read plainly")
+        XCTAssertGreaterThan(compared, 100_000)
+        XCTAssertGreaterThan(plainTexts, 10_000)
+        XCTAssertGreaterThan(canonicalPlain, 5_000)
+    }
+
+    func testCanonicalSANOfOrdinaryMovesIsReadThePlainWay() throws {
+        // Everything but castling and en passant: the moves of real games.
+        let position = try Position(fen: "r1bqk2r/pP3ppp/2n2n2/3pp3/1b2P3/2N2N2/PP1P1PPP/R1BQKB1R w KQkq - 0 7")
+        var checked = 0
+        for move in position.legalMoves where !move.isCastle && !move.isEnPassant {
+            let text = position.san(move)
+            let bytes = Array(text.utf8)
+            let plain = bytes.withUnsafeBufferPointer { buffer in SANText(buffer).flatMap { position.playPlainSAN($0) }
+            }
+            XCTAssertEqual(plain?.0.move, move, text)
+            XCTAssertEqual(plain?.0.leniency, [], text)
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 30)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import GameStore
+import XCTest
+
+/// The import pipeline: a mapped file and a stream give the same database, a game longer than
+/// a piece is read whole, duplicates inside one import are found without a query per game,
+/// and a failure stops the import cleanly.
+final class ImportPipelineTests: XCTestCase {
+    var folder: TemporaryDirectory!
+
+    override func setUpWithError() throws { folder = try TemporaryDirectory() }
+    override func tearDown() { folder.cleanUp() }
+
+    func rows(_ path: String, _ sql: String) throws -> [Row] {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { try Row.fetchAll($0, sql: sql) }
+    }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let path = folder.path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func testAMappedFileAndAStreamGiveTheSameDatabase() throws {
+        // Five copies of a 1 MB file (each its own round, so no game is a duplicate): several
+        // pieces, cut at different places in the two readings.
+        let one = try Shared.text("corpus/lichess/lichess_db_1000k.pgn")
+        let copies = (1...5).map { one.replacingOccurrences(of: "[Round \"-\"]", with: "[Round \"\($0)\"]") }
+        let source = try write(copies.joined(separator: "\n"), to: "five.pgn")
+        let mapped = try GameDatabase(path: folder.path("mapped.db3"))
+        let fromFile = try mapped.importPGN(path: source)
+        // A pipe cannot be mapped: it is read in pieces.
+        let pipe = Pipe()
+        let feeder = Thread {
+            let handle = pipe.fileHandleForWriting
+            handle.write(try! Data(contentsOf: URL(fileURLWithPath: source)))
+            try? handle.close()
+        }
+        feeder.start()
+        let streamed = try GameDatabase(path: folder.path("streamed.db3"))
+        let fromStream = try streamed.importPGN(from: pipe.fileHandleForReading)
+        XCTAssertEqual(fromFile.stored, 5 * 438)
+        XCTAssertEqual(fromFile, fromStream)
+        for table in ["Games", "Players", "Events", "Sites", "Comments", "Info"] {
+            let sql = "SELECT * FROM \(table) \(table == "Info" ? "WHERE Name <> 'Title' " : "")ORDER BY rowid"
+            XCTAssertEqual(try rows(folder.path("mapped.db3"), sql), try rows(folder.path("streamed.db3"), sql), table)
+        }
+        let pageSize = try rows(folder.path("mapped.db3"), "PRAGMA page_size")[0][0] as Int
+        XCTAssertEqual(pageSize, 16384)
+        let journal = try rows(folder.path("mapped.db3"), "PRAGMA journal_mode")[0][0] as String
+        XCTAssertEqual(journal, "delete")
+    }
+
+    func testAGameLongerThanAPieceIsReadWhole() throws {
+        // Pieces are cut at about 2 MB: a 5 MB comment makes one game span several.
+        let long = String(repeating: "a long note ", count: 450_000)
+        let text = """
+            [Event "first"]
+
+            1. e4 e5 2. Nf3 1-0
+
+            [Event "long"]
+
+            1. d4 { \(long) } d5 2. c4 0-1
+
+            [Event "last"]
+
+            1. c4 *
+
+            """
+        let path = try write(text, to: "long.pgn")
+        let database = try GameDatabase(path: folder.path("long.db3"))
+        let report = try database.importPGN(path: path)
+        XCTAssertEqual(report.stored, 3)
+        XCTAssertEqual(report.refused, [])
+        let events = try rows(folder.path("long.db3"), "SELECT Name FROM Events ORDER BY ID").map { $0[0] as String }
+        XCTAssertEqual(events, ["Unknown", "first", "long", "last"])
+        let comment = try rows(folder.path("long.db3"), "SELECT length(Comment) FROM Comments")
+        XCTAssertEqual(comment.map { $0[0] as Int }, [long.utf8.count - 1], "trimmed of its final space")
+        let plies = try rows(folder.path("long.db3"), "SELECT PlyCount FROM Games ORDER BY ID").map { $0[0] as Int }
+        XCTAssertEqual(plies, [3, 3, 1])
+    }
+
+    func testDuplicatesInsideOneImportIntoANewFile() throws {
+        let game = """
+            [Event "e"]
+            [Site "s"]
+            [Date "2024.01.01"]
+            [Round "1"]
+            [White "A"]
+            [Black "B"]
+            [Result "1-0"]
+
+            1. e4 e5 2. Nf3 1-0
+
+            """
+        let otherMoves = game.replacingOccurrences(of: "2. Nf3", with: "2. Nc3")
+        let otherRound = game.replacingOccurrences(of: "[Round \"1\"]", with: "[Round \"2\"]")
+        let path = try write(game + "\n" + otherMoves + "\n" + game + "\n" + otherRound + "\n" + game, to: "dups.pgn")
+        let database = try GameDatabase(path: folder.path("dups.db3"))
+        let report = try database.importPGN(path: path)
+        XCTAssertEqual(report.stored, 3)
+        XCTAssertEqual(report.duplicates, 2)
+        // Again, into the same file: every game is already there.
+        let again = try database.importPGN(path: path)
+        XCTAssertEqual(again.stored, 0)
+        XCTAssertEqual(again.duplicates, 5)
+    }
+
+    func testAGameStoredByAnotherProgramMeanwhileIsStillFoundAsADuplicate() throws {
+        let game = "[Event \"x\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. d4 d5 *\n"
+        let path = folder.path("shared.db3")
+        let ours = try GameDatabase(path: path)
+        XCTAssertEqual(try ours.store(games: [GameSource(text: "[Event \"y\"]\n\n1. e4 *", index: 0)]).stored, 1)
+        // Another connection stores the game between two of our writes.
+        let theirs = try GameDatabase(path: path)
+        XCTAssertEqual(try theirs.store(games: [GameSource(text: game, index: 0)]).stored, 1)
+        let report = try ours.store(games: [GameSource(text: game, index: 0)])
+        XCTAssertEqual(report.stored, 0)
+        XCTAssertEqual(report.duplicates, 1)
+    }
+
+    func testAPlayersEloIsTheirHighestRatingWhateverTheOrder() throws {
+        func game(_ round: Int, whiteElo: Int?, blackElo: Int?) -> String {
+            var tags = "[Event \"e\"]\n[Round \"\(round)\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n"
+            if let whiteElo { tags += "[WhiteElo \"\(whiteElo)\"]\n" }
+            if let blackElo { tags += "[BlackElo \"\(blackElo)\"]\n" }
+            return tags + "\n1. e4 *\n\n"
+        }
+        let path = folder.path("elo.db3")
+        let database = try GameDatabase(path: path)
+        // In one batch: Ann rises then falls; Bob has no rating at first.
+        let first =
+            game(1, whiteElo: 2000, blackElo: nil) + game(2, whiteElo: 2200, blackElo: 1800)
+            + game(3, whiteElo: 2100, blackElo: 1700)
+        XCTAssertEqual(try database.importPGN(path: try write(first, to: "elo1.pgn")).stored, 3)
+        func elo(_ name: String) throws -> Int? {
+            try rows(path, "SELECT Elo FROM Players WHERE Name = '\(name)'")[0][0]
+        }
+        XCTAssertEqual(try elo("Ann"), 2200)
+        XCTAssertEqual(try elo("Bob"), 1800)
+        // Later batches and other connections: only a higher rating changes it.
+        XCTAssertEqual(
+            try database.importPGN(path: try write(game(4, whiteElo: 2150, blackElo: 1900), to: "elo2.pgn")).stored, 1)
+        XCTAssertEqual(try elo("Ann"), 2200)
+        XCTAssertEqual(try elo("Bob"), 1900)
+        let other = try GameDatabase(path: path)
+        XCTAssertEqual(
+            try other.importPGN(path: try write(game(5, whiteElo: 2300, blackElo: 1000), to: "elo3.pgn")).stored, 1)
+        XCTAssertEqual(try elo("Ann"), 2300)
+        XCTAssertEqual(try elo("Bob"), 1900)
+    }
+
+    func testALockedDatabaseStopsAnImportWithAClearErrorAndNoHalfGame() throws {
+        let path = folder.path("locked-import.db3")
+        let database = try GameDatabase(path: path, options: .init(busyTimeout: 0.3))
+        let other = try lockedByAnotherConnection(path)
+        let source = Shared.url("corpus/lichess/lichess_db_1000k.pgn").path
+        XCTAssertThrowsError(try database.importPGN(path: source)) { error in
+            XCTAssertEqual(error as? GameStoreError, .locked(path: path, seconds: 0.3))
+        }
+        try other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        XCTAssertEqual(try rows(path, "SELECT COUNT(*) FROM Games")[0][0] as Int, 0)
+        // The same instance imports once the lock is gone.
+        XCTAssertEqual(try database.importPGN(path: source).stored, 438)
+    }
+}
