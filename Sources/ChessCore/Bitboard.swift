@@ -19,14 +19,16 @@ public struct Bitboard: Sendable, Hashable, Sequence {
     /// True when more than one square is set.
     @inlinable public var hasMoreThanOne: Bool { raw & (raw &- 1) != 0 }
 
-    @inlinable public func contains(_ square: Square) -> Bool { raw & (1 << UInt64(square.rawValue)) != 0 }
+    @inlinable @inline(__always) public func contains(_ square: Square) -> Bool {
+        raw & (1 << UInt64(square.rawValue)) != 0
+    }
 
     /// The lowest square, if any.
     @inlinable public var first: Square? { raw == 0 ? nil : Square(rawValue: UInt8(raw.trailingZeroBitCount)) }
     /// The highest square, if any.
     @inlinable public var last: Square? { raw == 0 ? nil : Square(rawValue: UInt8(63 - raw.leadingZeroBitCount)) }
 
-    @inlinable public mutating func insert(_ square: Square) { raw |= 1 << UInt64(square.rawValue) }
+    @inlinable @inline(__always) public mutating func insert(_ square: Square) { raw |= 1 << UInt64(square.rawValue) }
     @inlinable public mutating func remove(_ square: Square) { raw &= ~(1 << UInt64(square.rawValue)) }
     @inlinable public mutating func toggle(_ square: Square) { raw ^= 1 << UInt64(square.rawValue) }
 

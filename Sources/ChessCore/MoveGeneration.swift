@@ -69,8 +69,15 @@ public struct MoveCounter: MoveSink {
 }
 
 @inlinable @inline(__always)
-func shifted(_ bitboard: Bitboard, by delta: Int) -> Bitboard {
-    delta > 0 ? Bitboard(raw: bitboard.raw << UInt64(delta)) : Bitboard(raw: bitboard.raw >> UInt64(-delta))
+func shifted(_ bitboard: Bitboard, by delta: Int) -> Bitboard { bitboard.shifted(by: delta) }
+
+extension Bitboard {
+    /// Every square moved `delta` squares on (toward h8 when positive); squares pushed off
+    /// the board are gone. A pawn step is `shifted(by: 8)` for White, `-8` for Black.
+    @inlinable @inline(__always)
+    public func shifted(by delta: Int) -> Bitboard {
+        delta > 0 ? Bitboard(raw: raw << UInt64(delta)) : Bitboard(raw: raw >> UInt64(-delta))
+    }
 }
 
 extension Position {

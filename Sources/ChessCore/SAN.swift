@@ -312,12 +312,28 @@ extension Position {
         return try playAnySAN(text)
     }
 
+    /// `playSAN` for readers that need the move and the position after, not how the move
+    /// was written: the same move, found without checking the text's check sign.
+    public func playSANMove(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> (Move, Position) {
+        guard let text = SANText(bytes) else { throw .syntax }
+        if let played = plainMove(text) { return played }
+        let (read, after) = try playAnySAN(text)
+        return (read.move, after)
+    }
+
+    /// `plainMove` with the leniency of its check sign.
+    @inline(__always)
+    func playPlainSAN(_ text: SANText) -> (SANMove, Position)? {
+        guard let (move, after) = plainMove(text) else { return nil }
+        return (SANMove(move: move, leniency: checkLeniency(after, text.check)), after)
+    }
+
     /// The way most moves are written, read without listing legal moves: SAN that names one
     /// legal move, with exactly the disambiguation and capture sign it needs (the check sign
     /// may be anything). Nil for everything else (castling, en passant, null moves, lenient
     /// or wrong text), which `playAnySAN` reads; for what it accepts, both agree.
     @inline(__always)
-    func playPlainSAN(_ text: SANText) -> (SANMove, Position)? {
+    func plainMove(_ text: SANText) -> (Move, Position)? {
         guard text.leniency.isEmpty, text.castle == nil, !text.isNull, let to = text.to,
             text.separator == nil || text.separator == 0x78
         else { return nil }
@@ -380,7 +396,14 @@ extension Position {
         case .knight, .bishop, .rook, .queen:
             guard text.promotion == nil else { return nil }
             var legal = Bitboard()
-            for origin in a.attacks(role, us, to, occupied) & pieces(us, role) where isLegal(origin) {
+            let reaching: Bitboard
+            switch role {
+            case .knight: reaching = a.knight(to) & knights
+            case .bishop: reaching = a.bishop(to, occupied) & bishops
+            case .rook: reaching = a.rook(to, occupied) & rooks
+            default: reaching = a.queen(to, occupied) & queens
+            }
+            for origin in reaching & ours where isLegal(origin) {
                 legal.insert(origin)
             }
             var named = legal
@@ -405,8 +428,7 @@ extension Position {
             from = origin
         }
         let move = text.promotion.map { Move(from: from, to: to, promotion: $0) } ?? Move(from: from, to: to)
-        let after = playing(move)
-        return (SANMove(move: move, leniency: checkLeniency(after, text.check)), after)
+        return (move, playing(move))
     }
 
     /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.

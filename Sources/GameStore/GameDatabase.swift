@@ -271,6 +271,7 @@ public final class GameDatabase: @unchecked Sendable {
     /// transaction. `progress` is called with (games done, games in all) while writing.
     public func store(games: [GameSource], progress: ((Int, Int) -> Void)? = nil) throws -> StoreReport {
         let content = options.moves
+        let commentRows = options.commentRows
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<EncodedGame, RefusedGame>]>.allocate(
             capacity: games.count)
         results.initialize(repeating: [])
@@ -279,7 +280,8 @@ public final class GameDatabase: @unchecked Sendable {
             results.deallocate()
         }
         DispatchQueue.concurrentPerform(iterations: games.count) { k in
-            results[k] = GameEncoder.encode(bytes: games[k].bytes, firstIndex: games[k].index, content: content)
+            results[k] = GameEncoder.encode(
+                bytes: games[k].bytes, firstIndex: games[k].index, content: content, commentRows: commentRows)
         }
         return try write(
             pieces: Array(results), indexOffsets: Array(repeating: 0, count: games.count), progress: progress)
@@ -421,7 +423,10 @@ public final class GameDatabase: @unchecked Sendable {
                 identity.combine(game.date)
                 identity.combine(game.utcTime)
                 identity.combine(game.round)
-                game.moves.withUnsafeBytes { identity.combine(bytes: $0) }
+                // The mainline and the length of the whole: enough to tell games apart (the
+                // query decides); hashing every comment would cost more.
+                identity.combine(game.moves.count)
+                game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
                 let hash = identity.finalize()
                 if storedGameHashes?.contains(hash) ?? true {
                     findDuplicate.bind(1, white)
@@ -476,19 +481,22 @@ public final class GameDatabase: @unchecked Sendable {
                 if writesComments {
                     var next = 0
                     let rows = game.commentRows
-                    while next < rows.count {
-                        let count = min(commentsPerStatement, rows.count - next)
-                        let statement = try insertCommentsStatement(count)
-                        for k in 0..<count {
-                            let row = rows[next + k]
-                            let column = Int32(3 * k)
-                            statement.bind(column + 1, gameID)
-                            statement.bind(column + 2, row.ply)
-                            statement.bindText(column + 3, utf8: game.commentBytes[row.range])
+                    try game.commentBytes.withUnsafeBufferPointer { text in
+                        while next < rows.count {
+                            let count = min(commentsPerStatement, rows.count - next)
+                            let statement = try insertCommentsStatement(count)
+                            for k in 0..<count {
+                                let row = rows[next + k]
+                                let column = Int32(3 * k)
+                                statement.bind(column + 1, gameID)
+                                statement.bind(column + 2, row.ply)
+                                statement.bindText(
+                                    column + 3, borrowing: UnsafeBufferPointer(rebasing: text[row.range]))
+                            }
+                            defer { statement.reset() }
+                            try statement.step()
+                            next += count
                         }
-                        try statement.step()
-                        statement.reset()
-                        next += count
                     }
                     counts.comments += rows.count
                 }

@@ -1,4 +1,5 @@
 import ChessCore
+import Foundation
 import PGN
 
 /// One game ready for the `Games` table: every column's value, worked out from its PGN.
@@ -62,30 +63,46 @@ public enum GameEncoder {
     /// Every game of a text (or of a piece of a file holding whole games), numbered from
     /// `firstIndex`, in order.
     public static func encode(
-        _ source: SourceText, firstIndex: Int = 0, content: MovesContent = .full
+        _ source: SourceText, firstIndex: Int = 0, content: MovesContent = .full, commentRows: Bool = true
     ) -> [Result<EncodedGame, RefusedGame>] {
-        encode(bytes: source.bytes, firstIndex: firstIndex, content: content)
+        encode(bytes: source.bytes, firstIndex: firstIndex, content: content, commentRows: commentRows)
     }
 
     /// `encode(_:)` on UTF-8 bytes (or Latin-1 when they are not valid UTF-8).
     public static func encode(
-        bytes: [UInt8], firstIndex: Int = 0, content: MovesContent = .full
+        bytes: [UInt8], firstIndex: Int = 0, content: MovesContent = .full, commentRows: Bool = true
     ) -> [Result<EncodedGame, RefusedGame>] {
-        bytes.withUnsafeBufferPointer { encode(buffer: $0, firstIndex: firstIndex, content: content) }
+        bytes.withUnsafeBufferPointer {
+            encode(buffer: $0, firstIndex: firstIndex, content: content, commentRows: commentRows)
+        }
     }
 
-    /// `encode(bytes:)` on bytes in memory the caller holds (a mapped file, say).
+    /// `encode(bytes:)` on bytes in memory the caller holds (a mapped file, say). Without
+    /// `commentRows`, the games' `commentRows` stay empty.
     public static func encode(
-        buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int = 0, content: MovesContent = .full
+        buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int = 0, content: MovesContent = .full,
+        commentRows: Bool = true
+    ) -> [Result<EncodedGame, RefusedGame>] {
+        // Most files are plainly written, and read faster so; the parser reads the others.
+        let games = ImportScanner.games(in: buffer) ?? Parser(buffer).games
+        return encode(games, in: buffer, firstIndex: firstIndex, content: content, commentRows: commentRows)
+    }
+
+    /// Encodes games already read from `buffer`.
+    static func encode(
+        _ games: [GameSyntax], in buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int, content: MovesContent,
+        commentRows: Bool
     ) -> [Result<EncodedGame, RefusedGame>] {
         let latin1 = !SourceText.isValidUTF8(buffer)
-        let parser = Parser(buffer)
         var results: [Result<EncodedGame, RefusedGame>] = []
-        results.reserveCapacity(parser.games.count)
+        results.reserveCapacity(games.count)
         var scratch = Scratch()
         let text = Text(bytes: buffer, latin1: latin1)
-        for (k, syntax) in parser.games.enumerated() {
-            results.append(encode(syntax, text: text, index: firstIndex + k, content: content, scratch: &scratch))
+        for (k, syntax) in games.enumerated() {
+            results.append(
+                encode(
+                    syntax, text: text, index: firstIndex + k, content: content, commentRows: commentRows,
+                    scratch: &scratch))
         }
         return results
     }
@@ -150,7 +167,8 @@ public enum GameEncoder {
     }
 
     static func encode(
-        _ syntax: GameSyntax, text: Text, index: Int, content: MovesContent, scratch: inout Scratch
+        _ syntax: GameSyntax, text: Text, index: Int, content: MovesContent, commentRows: Bool,
+        scratch: inout Scratch
     ) -> Result<EncodedGame, RefusedGame> {
         var game = EncodedGame(
             whiteMaterial: 39, blackMaterial: 39, plyCount: 0, moves: [], pawnHome: 0xFFFF, moves2: [],
@@ -161,26 +179,26 @@ public enum GameEncoder {
         var resultTag: String?
         let bytes = text.bytes
         for tag in syntax.tags {
-            guard let valueRange = tag.valueRange else { continue }
-            let name = UnsafeBufferPointer(rebasing: bytes[tag.nameRange])
-            func value() -> String { text.value(valueRange, scratch: &scratch.value) }
-            switch String(decoding: name, as: UTF8.self) {
-            case "Event": game.event = value()
-            case "Site": game.site = value()
-            case "Date": game.date = value()
-            case "UTCDate": utcDate = value()
-            case "UTCTime": game.utcTime = value()
-            case "Round": game.round = value()
-            case "White": game.white = value()
-            case "Black": game.black = value()
-            case "WhiteElo": game.whiteElo = parseElo(value())
-            case "BlackElo": game.blackElo = parseElo(value())
-            case "Result": resultTag = value()
-            case "TimeControl": game.timeControl = value()
-            case "ECO": game.eco = value()
-            case "FEN": fenTag = value()
-            case "Variant": variantTag = value()
-            default: break
+            guard let valueRange = tag.valueRange,
+                let field = TagField(UnsafeBufferPointer(rebasing: bytes[tag.nameRange]))
+            else { continue }
+            let value = text.value(valueRange, scratch: &scratch.value)
+            switch field {
+            case .event: game.event = value
+            case .site: game.site = value
+            case .date: game.date = value
+            case .utcDate: utcDate = value
+            case .utcTime: game.utcTime = value
+            case .round: game.round = value
+            case .white: game.white = value
+            case .black: game.black = value
+            case .whiteElo: game.whiteElo = parseElo(value)
+            case .blackElo: game.blackElo = parseElo(value)
+            case .result: resultTag = value
+            case .timeControl: game.timeControl = value
+            case .eco: game.eco = value
+            case .fen: fenTag = value
+            case .variant: variantTag = value
             }
         }
         if game.date == nil || game.date!.isEmpty, let utcDate { game.date = utcDate }
@@ -230,15 +248,15 @@ public enum GameEncoder {
                 if skipped > 0 { continue }
                 let san = UnsafeBufferPointer(rebasing: bytes[node.range])
                 let inVariation = !parents.isEmpty
-                let played: (SANMove, Position)
+                let played: (Move, Position)
                 do throws(SANError) {
-                    played = try position.playSAN(bytes: san)
+                    played = try position.playSANMove(bytes: san)
                 } catch {
                     return .failure(
                         RefusedGame(
                             index: index, reason: moveFailure(error, san: san, ply: ply, inVariation: inVariation)))
                 }
-                let move = played.0.move
+                let move = played.0
                 guard !move.isNull, let moveIndex = MoveOrder.index(of: move, in: position, inCheck: inCheck) else {
                     let place = inVariation ? " in a variation" : ""
                     return .failure(
@@ -250,7 +268,7 @@ public enum GameEncoder {
                 before = position
                 position = played.1
                 ply += 1
-                inCheck = givesCheck(san: san, leniency: played.0.leniency) ?? position.isCheck
+                inCheck = position.isCheck
                 if !inVariation {
                     mainlinePlies += 1
                     Moves2.append(move, chess960: chess960, to: &moves2)
@@ -263,14 +281,15 @@ public enum GameEncoder {
                 MovesBlob.appendNAG(node.value, to: &moves)
             case .comment:
                 if skipped > 0 { continue }
-                let bodyStart = game.commentBytes.count
-                appendCommentText(text, node.range, lineComment: node.value == 1, to: &game.commentBytes)
-                let body = bodyStart..<game.commentBytes.count
-                if full { MovesBlob.appendComment(game.commentBytes[body], to: &moves) }
-                if parents.isEmpty {
-                    game.commentRows.append((mainlinePlies - 1, body))
-                } else {
-                    game.commentBytes.removeSubrange(body)
+                let row = commentRows && parents.isEmpty
+                guard full || row else { continue }
+                withCommentText(text, node.range, lineComment: node.value == 1, scratch: &scratch.value) { body in
+                    if full { MovesBlob.appendComment(body, to: &moves) }
+                    if row {
+                        let start = game.commentBytes.count
+                        game.commentBytes.append(contentsOf: body)
+                        game.commentRows.append((mainlinePlies - 1, start..<game.commentBytes.count))
+                    }
                 }
             case .variationStart:
                 if skipped > 0 || !full {
@@ -314,14 +333,28 @@ public enum GameEncoder {
         return .success(game)
     }
 
-    /// Whether a move gives check, from its `+` or `#` when the SAN reader found the sign
-    /// right; nil when the text cannot tell.
-    @inline(__always)
-    static func givesCheck(san: UnsafeBufferPointer<UInt8>, leniency: SANLeniency) -> Bool? {
-        guard leniency.isDisjoint(with: [.missingCheck, .wrongCheck, .enPassantSuffix]), let last = san.last else {
+    /// The tags that give a column its value, known by their name's bytes.
+    enum TagField {
+        case event, site, date, utcDate, utcTime, round, white, black, whiteElo, blackElo, result, timeControl
+        case eco, fen, variant
+
+        static let names: [(StaticString, TagField)] = [
+            ("Event", .event), ("Site", .site), ("Date", .date), ("UTCDate", .utcDate), ("UTCTime", .utcTime),
+            ("Round", .round), ("White", .white), ("Black", .black), ("WhiteElo", .whiteElo),
+            ("BlackElo", .blackElo), ("Result", .result), ("TimeControl", .timeControl), ("ECO", .eco),
+            ("FEN", .fen), ("Variant", .variant),
+        ]
+
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            for (literal, field) in TagField.names
+            where literal.utf8CodeUnitCount == name.count
+                && memcmp(literal.utf8Start, name.baseAddress!, name.count) == 0
+            {
+                self = field
+                return
+            }
             return nil
         }
-        return last == 0x2B || last == 0x23  // + #
     }
 
     /// White's and Black's material, P=1 N=3 B=3 R=5 Q=9.
@@ -351,8 +384,13 @@ public enum GameEncoder {
         return Int(trimmed)
     }
 
-    /// A comment's text without its delimiters and surrounding white space, as UTF-8.
-    static func appendCommentText(_ text: Text, _ range: Range<Int>, lineComment: Bool, to output: inout [UInt8]) {
+    /// Calls `body` with a comment's text without its delimiters and surrounding white space,
+    /// as UTF-8: the source bytes themselves, or their conversion (in `scratch`) from Latin-1.
+    @inline(__always)
+    static func withCommentText(
+        _ text: Text, _ range: Range<Int>, lineComment: Bool, scratch: inout [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         let bytes = text.bytes
         var lower = range.lowerBound + 1  // `{` or `;`
         var upper = range.upperBound
@@ -360,9 +398,11 @@ public enum GameEncoder {
         while lower < upper && isSpace(bytes[lower]) { lower += 1 }
         while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
         if text.latin1 {
-            output.append(contentsOf: text.string(lower..<upper).utf8)
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: text.string(lower..<upper).utf8)
+            scratch.withUnsafeBufferPointer(body)
         } else {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
+            body(UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
         }
     }
 

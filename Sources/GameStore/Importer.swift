@@ -111,6 +111,7 @@ extension GameDatabase {
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let pipeline = ImportPipeline(limit: 2 * cores + 2)
         let content = options.moves
+        let commentRows = options.commentRows
         let workers = DispatchQueue(label: "GameStore.import.reader", attributes: .concurrent)
         let writing = DispatchGroup()
         // Workers may still read a piece after a failure: the input must outlive them all.
@@ -153,7 +154,9 @@ extension GameDatabase {
             count += 1
             pipeline.started()
             workers.async(group: reading) {
-                let encoded = piece.withBytes { GameEncoder.encode(buffer: $0, firstIndex: 0, content: content) }
+                let encoded = piece.withBytes {
+                    GameEncoder.encode(buffer: $0, firstIndex: 0, content: content, commentRows: commentRows)
+                }
                 pipeline.deliver(number, encoded, end: piece.end)
             }
         }

@@ -53,17 +53,21 @@ public enum MovesBlob {
 
     /// Appends a NAG marker: the NAG written `$n`.
     public static func appendNAG(_ value: Int, to blob: inout [UInt8]) {
-        var digits: [UInt8] = []
-        var rest = max(0, value)
-        repeat {
-            digits.append(UInt8(48 + rest % 10))
-            rest /= 10
-        } while rest > 0
+        let value = max(0, value)
+        var digits = 1
+        var power = 10
+        while power <= value {
+            digits += 1
+            power *= 10
+        }
         blob.append(nag)
-        blob.append(UInt8(digits.count + 1))
+        blob.append(UInt8(truncatingIfNeeded: digits + 1))
         blob.append(0)
         blob.append(0x24)  // $
-        blob.append(contentsOf: digits.reversed())
+        while power > 1 {
+            power /= 10
+            blob.append(UInt8(48 + value / power % 10))
+        }
     }
 
     /// The bytes of a whole movetext from `start`. Every move must be legal where it stands

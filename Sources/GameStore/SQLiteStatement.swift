@@ -40,17 +40,6 @@ struct PreparedStatement {
         }
     }
 
-    /// Binds UTF-8 bytes as text.
-    @inline(__always) func bindText(_ index: Int32, utf8 bytes: ArraySlice<UInt8>) {
-        bytes.withUnsafeBufferPointer { buffer in
-            _ = buffer.withMemoryRebound(to: CChar.self) {
-                sqlite3_bind_text(
-                    handle, index, $0.baseAddress ?? PreparedStatement.emptyText, Int32(buffer.count),
-                    PreparedStatement.transient)
-            }
-        }
-    }
-
     /// Binds bytes as a blob (a zero-length blob for no bytes, never NULL).
     @inline(__always) func bindBlob(_ index: Int32, _ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { raw in
@@ -60,6 +49,15 @@ struct PreparedStatement {
                 sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), PreparedStatement.transient)
             }
         }
+    }
+
+    /// Binds UTF-8 bytes as text without copying them: they must stay where they are until
+    /// the statement has run.
+    @inline(__always) func bindText(_ index: Int32, borrowing bytes: UnsafeBufferPointer<UInt8>) {
+        let pointer =
+            bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            ?? PreparedStatement.emptyText
+        sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), nil)
     }
 
     /// Binds bytes as a blob without copying them: they must stay where they are until the

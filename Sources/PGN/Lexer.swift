@@ -205,7 +205,8 @@ public struct Lexer {
         return n
     }
 
-    static func suffixValue(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    /// The NAG an annotation suffix stands for (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6), 0 for others.
+    public static func suffixValue(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int {
         switch end - start {
         case 1: return bytes[start] == 0x21 ? 1 : 2
         case 2:

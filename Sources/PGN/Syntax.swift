@@ -5,6 +5,12 @@ public struct TagPair: Sendable, Hashable {
     public var nameRange: Range<Int>
     /// The string token, quotes included; nil when the tag has no value.
     public var valueRange: Range<Int>?
+
+    public init(range: Range<Int>, nameRange: Range<Int>, valueRange: Range<Int>?) {
+        self.range = range
+        self.nameRange = nameRange
+        self.valueRange = valueRange
+    }
 }
 
 /// One element of the movetext, in source order.

@@ -57,4 +57,30 @@ final class MoveOrderTests: XCTestCase {
         XCTAssertTrue(castles[0].isKingsideCastle)
         XCTAssertFalse(castles[1].isKingsideCastle)
     }
+
+    func testCountingAgreesWithSortingInPositionsFullOfPinsChecksAndPromotions() throws {
+        // Every position of the perft suites, and a few plies on from each.
+        var starts: [Position] = []
+        for suite in ["perft/standard.perft", "perft/tricky.perft", "perft/chess960.perft"] {
+            for line in try Shared.text(suite).split(separator: "\n") where line.hasPrefix("epd ") {
+                if let position = try? Position(fen: String(line.dropFirst(4))) { starts.append(position) }
+            }
+        }
+        XCTAssertGreaterThan(starts.count, 100)
+        var moves = 0
+        for (k, start) in starts.enumerated() {
+            var position = start
+            for ply in 0..<6 {
+                let ordered = MoveOrder.orderedMoves(in: position)
+                for (index, move) in ordered.enumerated() {
+                    XCTAssertEqual(
+                        MoveOrder.index(of: move, in: position), index, "\(position.fen) \(position.uci(move))")
+                }
+                moves += ordered.count
+                if ordered.isEmpty { break }
+                position.play(ordered[(k * 7 + ply * 13) % ordered.count])
+            }
+        }
+        XCTAssertGreaterThan(moves, 50_000)
+    }
 }

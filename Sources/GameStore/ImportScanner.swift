@@ -1,0 +1,232 @@
+import PGN
+
+/// Reads the games of a plainly written PGN text in one pass, without the general parser's
+/// tokens and diagnostics: what an import needs of each game (its tags, moves, comments,
+/// NAGs, variations and termination marker), as `Parser` has them.
+///
+/// "Plainly written" is what databases and servers export: every game starts with its tags,
+/// one per line (`[Name "value"]`), and ends with its termination marker; the movetext holds
+/// move numbers, moves, `{…}` comments, NAGs and suffix annotations, and variations. Anything
+/// else (a `;` comment, a `%` line, nested or open braces, a game without tags or without a
+/// result, a repeated tag, text after a tag on its line, an unusual character) makes
+/// `games(in:)` return nil, and the caller uses `Parser`, which reads everything.
+enum ImportScanner {
+    /// The games of `bytes` (whole games only), or nil when the text is not plainly written.
+    static func games(in bytes: UnsafeBufferPointer<UInt8>) -> [GameSyntax]? {
+        var scanner = Scan(bytes: bytes)
+        var games: [GameSyntax] = []
+        while true {
+            scanner.skipSpace()
+            if scanner.i == bytes.count { return games }
+            guard let game = scanner.game() else { return nil }
+            games.append(game)
+        }
+    }
+
+    private struct Scan {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i = 0
+
+        @inline(__always) func byte(_ k: Int) -> UInt8 { k < bytes.count ? bytes[k] : 0 }
+
+        @inline(__always) static func isSpace(_ c: UInt8) -> Bool {
+            c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
+        }
+
+        @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+        /// `Lexer.isSymbolByte`, by table.
+        @inline(__always) static func isSymbolByte(_ c: UInt8) -> Bool { symbolBytes[Int(c)] }
+
+        static let symbolBytes: [Bool] = (0...255).map { Lexer.isSymbolByte(UInt8($0)) }
+
+        @inline(__always) mutating func skipSpace() {
+            while i < bytes.count && Scan.isSpace(bytes[i]) { i += 1 }
+        }
+
+        /// One game from its first tag to its termination marker.
+        mutating func game() -> GameSyntax? {
+            let start = i
+            var tags: [TagPair] = []
+            tags.reserveCapacity(20)
+            while byte(i) == 0x5B {  // [
+                guard let tag = tag() else { return nil }
+                // A repeated tag starts another game in the parser's reading: not plain.
+                for other in tags where sameText(other.nameRange, tag.nameRange) { return nil }
+                tags.append(tag)
+                skipSpace()
+            }
+            guard !tags.isEmpty else { return nil }
+            var nodes: [MovetextNode] = []
+            nodes.reserveCapacity(256)
+            var depth = 0
+            while i < bytes.count {
+                let c = bytes[i]
+                let tokenStart = i
+                switch c {
+                case 0x20, 0x0A, 0x0D, 0x09:
+                    i += 1
+                case 0x7B:  // {
+                    // To the closing brace; an opening one inside nests in the parser's
+                    // reading: not plain.
+                    guard let close = braceEnd(from: i + 1) else { return nil }
+                    i = close + 1
+                    nodes.append(MovetextNode(kind: .comment, range: tokenStart..<i))
+                case 0x28:  // (
+                    i += 1
+                    depth += 1
+                    nodes.append(MovetextNode(kind: .variationStart, range: tokenStart..<i))
+                case 0x29:  // )
+                    guard depth > 0 else { return nil }
+                    i += 1
+                    depth -= 1
+                    nodes.append(MovetextNode(kind: .variationEnd, range: tokenStart..<i))
+                case 0x24:  // $
+                    i += 1
+                    var value = 0
+                    while i < bytes.count && Scan.isDigit(bytes[i]) {
+                        value = min(value * 10 + Int(bytes[i] - 0x30), 100_000)
+                        i += 1
+                    }
+                    nodes.append(
+                        MovetextNode(kind: .nag, range: tokenStart..<i, value: i == tokenStart + 1 ? -1 : value))
+                case 0x21, 0x3F:  // ! ?
+                    while i < bytes.count && (bytes[i] == 0x21 || bytes[i] == 0x3F) { i += 1 }
+                    let value = Lexer.suffixValue(bytes, tokenStart, i)
+                    nodes.append(MovetextNode(kind: .nag, range: tokenStart..<i, value: value == 0 ? -1 : value))
+                case 0x2A:  // *
+                    i += 1
+                    return finish(start, tags, &nodes, depth, result: .unknown, tokenStart)
+                case 0x30...0x39:
+                    // A move number (`12.`, `12...`) or a termination marker.
+                    var end = i
+                    var number = 0
+                    while end < bytes.count && Scan.isDigit(bytes[end]) {
+                        number = min(number * 10 + Int(bytes[end] - 0x30), 1_000_000)
+                        end += 1
+                    }
+                    if byte(end) == 0x2E {
+                        var dots = 0
+                        while byte(end) == 0x2E {
+                            end += 1
+                            dots += 1
+                        }
+                        i = end
+                        nodes.append(
+                            MovetextNode(kind: .moveNumber, range: tokenStart..<i, value: number, isBlack: dots >= 2))
+                        continue
+                    }
+                    end = tokenStart
+                    while end < bytes.count && Scan.isSymbolByte(bytes[end]) { end += 1 }
+                    let result: GameResult
+                    switch end - tokenStart {
+                    case 3 where c == 0x31 && bytes[i + 1] == 0x2D && bytes[i + 2] == 0x30: result = .whiteWins
+                    case 3 where c == 0x30 && bytes[i + 1] == 0x2D && bytes[i + 2] == 0x31: result = .blackWins
+                    case 7 where isDraw(tokenStart): result = .draw
+                    default: return nil
+                    }
+                    i = end
+                    return finish(start, tags, &nodes, depth, result: result, tokenStart)
+                case 0x41...0x5A, 0x61...0x7A:  // a move
+                    i += 1
+                    while i < bytes.count && Scan.isSymbolByte(bytes[i]) { i += 1 }
+                    // `exd6e.p.` and the like: the parser's lexer joins the mark to the move.
+                    if byte(i) == 0x2E { return nil }
+                    nodes.append(MovetextNode(kind: .move, range: tokenStart..<i))
+                default:
+                    return nil
+                }
+            }
+            return nil  // no termination marker
+        }
+
+        /// Ends a game at its termination marker `start..<i`; what follows on the way to the
+        /// next game must be white space.
+        private mutating func finish(
+            _ gameStart: Int, _ tags: [TagPair], _ nodes: inout [MovetextNode], _ depth: Int, result: GameResult,
+            _ start: Int
+        ) -> GameSyntax? {
+            guard depth == 0 else { return nil }
+            if i < bytes.count && !Scan.isSpace(bytes[i]) { return nil }
+            let end = i
+            nodes.append(MovetextNode(kind: .result, range: start..<end, value: result.rawValue))
+            skipSpace()
+            if i < bytes.count && bytes[i] != 0x5B { return nil }
+            return GameSyntax(range: gameStart..<end, tags: tags, nodes: nodes, resultIndex: nodes.count - 1)
+        }
+
+        /// The index of the first `}` from `start`, or nil when a `{` or the end comes first.
+        /// Eight bytes at a time: comments are most of an annotated export.
+        @inline(__always)
+        private func braceEnd(from start: Int) -> Int? {
+            var k = start
+            let raw = UnsafeRawPointer(bytes.baseAddress!)
+            while k + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                // The lowest byte flagged in each is exactly the first `{` or `}` of the word
+                // (the flags above a match may be false, never those below).
+                let open = word ^ 0x7B7B_7B7B_7B7B_7B7B
+                let close = word ^ 0x7D7D_7D7D_7D7D_7D7D
+                let found =
+                    ((open &- 0x0101_0101_0101_0101) & ~open | (close &- 0x0101_0101_0101_0101) & ~close)
+                    & 0x8080_8080_8080_8080
+                if found != 0 {
+                    let at = k + found.trailingZeroBitCount / 8
+                    return bytes[at] == 0x7D ? at : nil
+                }
+                k += 8
+            }
+            while k < bytes.count {
+                if bytes[k] == 0x7D { return k }
+                if bytes[k] == 0x7B { return nil }
+                k += 1
+            }
+            return nil
+        }
+
+        private func isDraw(_ k: Int) -> Bool {
+            k + 7 <= bytes.count && bytes[k] == 0x31 && bytes[k + 1] == 0x2F && bytes[k + 2] == 0x32
+                && bytes[k + 3] == 0x2D && bytes[k + 4] == 0x31 && bytes[k + 5] == 0x2F && bytes[k + 6] == 0x32
+        }
+
+        private func sameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+            guard a.count == b.count else { return false }
+            for k in 0..<a.count where bytes[a.lowerBound + k] != bytes[b.lowerBound + k] { return false }
+            return true
+        }
+
+        /// `[Name "value"]` alone on its line (spaces around the value allowed).
+        private mutating func tag() -> TagPair? {
+            let open = i
+            i += 1
+            let nameStart = i
+            while i < bytes.count && Scan.isSymbolByte(bytes[i]) { i += 1 }
+            let nameRange = nameStart..<i
+            guard !nameRange.isEmpty, byte(i) == 0x20 || byte(i) == 0x09 else { return nil }
+            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            guard byte(i) == 0x22 else { return nil }
+            let valueStart = i
+            i += 1
+            while true {
+                guard i < bytes.count else { return nil }
+                let d = bytes[i]
+                if d == 0x5C && i + 1 < bytes.count && bytes[i + 1] != 0x0A && bytes[i + 1] != 0x0D {
+                    i += 2
+                    continue
+                }
+                if d == 0x22 { break }
+                if d == 0x0A || d == 0x0D { return nil }
+                i += 1
+            }
+            i += 1
+            let valueRange = valueStart..<i
+            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            guard byte(i) == 0x5D else { return nil }
+            i += 1
+            let end = i
+            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            guard i == bytes.count || bytes[i] == 0x0A || bytes[i] == 0x0D else { return nil }
+            return TagPair(range: open..<end, nameRange: nameRange, valueRange: valueRange)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import PGN
+import XCTest
+
+@testable import GameStore
+
+/// The import's one-pass reader must give exactly what the parser gives wherever it reads a
+/// text at all, and must leave every text it is not sure of to the parser.
+final class ImportScannerTests: XCTestCase {
+    /// Tags and nodes as the parser and the scanner give them, for comparison.
+    func summary(_ games: [GameSyntax]) -> [String] {
+        games.map { game in
+            let tags = game.tags.map { "\($0.nameRange)=\($0.valueRange.map { "\($0)" } ?? "-")" }
+            let nodes = game.nodes.map { "\($0.kind)\($0.range)\($0.value)\($0.isBlack)" }
+            return (tags + nodes + ["result \(game.resultIndex.map(String.init) ?? "-")"]).joined(separator: " ")
+        }
+    }
+
+    /// Every column of every encoded game, for comparison.
+    func summary(_ results: [Result<EncodedGame, RefusedGame>]) -> [String] {
+        results.map { result in
+            switch result {
+            case .failure(let refused): return "refused \(refused)"
+            case .success(let game):
+                let fields: [Any?] = [
+                    game.event, game.site, game.white, game.black, game.date, game.utcTime, game.round,
+                    game.whiteElo, game.blackElo, game.whiteMaterial, game.blackMaterial, game.result,
+                    game.timeControl, game.eco, game.fen, game.plyCount, game.moves, game.pawnHome, game.moves2,
+                    game.comments.map { "\($0.ply):\($0.text)" },
+                ]
+                return fields.map { "\($0 ?? "nil")" }.joined(separator: "|")
+            }
+        }
+    }
+
+    /// Nil, or the parser's games and their encoding exactly.
+    func checkAgreement(_ bytes: [UInt8], _ label: String) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let scanned = ImportScanner.games(in: buffer) else { return false }
+            let parsed = Parser(buffer).games
+            XCTAssertEqual(summary(scanned), summary(parsed), label)
+            for content in [MovesContent.full, .mainline] {
+                XCTAssertEqual(
+                    summary(
+                        GameEncoder.encode(scanned, in: buffer, firstIndex: 0, content: content, commentRows: true)),
+                    summary(GameEncoder.encode(parsed, in: buffer, firstIndex: 0, content: content, commentRows: true)),
+                    label)
+            }
+            return true
+        }
+    }
+
+    func testEveryCorpusFileItReadsComesOutAsTheParserHasIt() throws {
+        let corpus = Shared.url("corpus")
+        let files = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil)!
+            .compactMap { $0 as? URL }.filter { $0.pathExtension.lowercased() == "pgn" }
+        XCTAssertGreaterThan(files.count, 90)
+        var read: [String] = []
+        for file in files {
+            let bytes = Array(try Data(contentsOf: file))
+            if checkAgreement(bytes, file.lastPathComponent) { read.append(file.lastPathComponent) }
+        }
+        // The large exports are plainly written: the fast way must be the way they are read.
+        for name in ["lichess_db_1000k.pgn", "lichess_db_100k.pgn", "lichess_db_10k.pgn"] {
+            XCTAssertTrue(read.contains(name), "\(name) is read in one pass")
+        }
+        print("import scanner: \(read.count) of \(files.count) corpus files read in one pass")
+    }
+
+    func testTextsItLeavesToTheParser() {
+        let game = "[Event \"e\"]\n[White \"a\"]\n\n1. e4 e5 1-0\n"
+        let unsure = [
+            "1. e4 e5 *\n",  // no tags
+            "[Event \"e\"]\n\n1. e4 ; a line comment\ne5 *\n",
+            "[Event \"e\"]\n%escape\n1. e4 *\n",
+            "[Event \"e\"]\n\n1. e4 {a {nested} comment} *\n",
+            "[Event \"e\"]\n\n1. e4 {never closed *\n",
+            "[Event \"e\"]\n\n1. e4 e5\n",  // no termination marker
+            "[Event \"e\"]\n[Event \"f\"]\n\n1. e4 *\n",  // repeated tag
+            "[Event \"e\"] 1. e4 *\n",  // movetext on the tag's line
+            "[Event\"e\"]\n\n1. e4 *\n",
+            "[Event \"e]\n\n1. e4 *\n",
+            "[Event \"e\"]\n\n1. e4 (1. d4 *\n",  // open variation
+            "[Event \"e\"]\n\n1. e4 ) *\n",
+            "[Event \"e\"]\n\n1. e4 e5 2. exd6e.p. *\n",
+            "[Event \"e\"]\n\n1. 0-0 *\n",
+            "[Event \"e\"]\n\n1. e4 *\n{between games}\n" + game,
+            "[Event \"e\"]\n\n1. e4 ½-½\n",
+            "[Event \"e\"]\n\n1. e4 1-0[Event \"f\"]\n",
+            "\u{FEFF}" + game,
+        ]
+        for text in unsure {
+            XCTAssertNil(Array(text.utf8).withUnsafeBufferPointer { ImportScanner.games(in: $0) }, text)
+        }
+        let plain = [
+            game,
+            game.replacingOccurrences(of: "\n", with: "\r\n"),
+            "[Event \"e \\\"quoted\\\" \\\\ x\"]\n\n1. e4!? $14 (1. d4?? {c} (1. c4) 1... d5) 1... e5!! *\n\n" + game,
+            "[Event \"e\"]\n\n*\n",
+            "[Event \"e\"]\n\n1. e4 ! ? !!! $ $300 1/2-1/2",
+            "\n\n" + game + "\n\n\n",
+        ]
+        for text in plain {
+            XCTAssertTrue(checkAgreement(Array(text.utf8), text), text)
+        }
+    }
+
+    func testDamagedTextIsReadAsTheParserReadsItOrLeftToIt() throws {
+        // A slice of a real export, damaged a byte at a time in many ways.
+        let head = Array(try Shared.bytes("corpus/lichess/lichess_db_10k.pgn").prefix(8000))
+        let cut = head.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }!
+        let source = Array(head.prefix(cut))
+        XCTAssertTrue(checkAgreement(source, "undamaged"))
+        let inserted: [UInt8] = Array("{}()[]\"\\;%$!?*.-/01 \n\r\tNxe8=Q+#".utf8) + [0xC3, 0x0B]
+        var state: UInt64 = 2026
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var read = 0
+        for trial in 0..<400 {
+            var bytes = source
+            for _ in 0..<(1 + trial % 3) {
+                let at = next(bytes.count)
+                switch next(3) {
+                case 0: bytes.remove(at: at)
+                case 1: bytes.insert(inserted[next(inserted.count)], at: at)
+                default: bytes[at] = inserted[next(inserted.count)]
+                }
+            }
+            if checkAgreement(bytes, "trial \(trial)") { read += 1 }
+        }
+        XCTAssertGreaterThan(read, 50, "many damaged texts are still plain")
+        XCTAssertLessThan(read, 400, "and many are not")
+    }
+}
