@@ -121,7 +121,7 @@ public struct Position: Sendable {
     // MARK: Changing the board
 
     @inline(__always)
-    mutating func put(_ color: Color, _ role: Role, _ square: Square) {
+    mutating func put(_ color: Color, _ role: Role, _ square: Square, keys z: Zobrist = .shared) {
         let bit = square.bitboard
         if color == .white { white |= bit } else { black |= bit }
         switch role {
@@ -132,11 +132,11 @@ public struct Position: Sendable {
         case .queen: queens |= bit
         case .king: kings |= bit
         }
-        hash ^= Zobrist.shared.piece(color, role, square)
+        hash ^= z.piece(color, role, square)
     }
 
     @inline(__always)
-    mutating func take(_ color: Color, _ role: Role, _ square: Square) {
+    mutating func take(_ color: Color, _ role: Role, _ square: Square, keys z: Zobrist = .shared) {
         let mask = ~square.bitboard
         if color == .white { white &= mask } else { black &= mask }
         switch role {
@@ -147,19 +147,17 @@ public struct Position: Sendable {
         case .queen: queens &= mask
         case .king: kings &= mask
         }
-        hash ^= Zobrist.shared.piece(color, role, square)
+        hash ^= z.piece(color, role, square)
     }
 
     @inline(__always)
-    mutating func setCastlingRights(_ rights: Bitboard) {
-        let z = Zobrist.shared
+    mutating func setCastlingRights(_ rights: Bitboard, keys z: Zobrist = .shared) {
         for square in castlingRights ^ rights { hash ^= z.castling(square) }
         castlingRights = rights
     }
 
     @inline(__always)
-    mutating func setEnPassant(_ square: Square?) {
-        let z = Zobrist.shared
+    mutating func setEnPassant(_ square: Square?, keys z: Zobrist = .shared) {
         if let old = enPassantSquare { hash ^= z.enPassant(file: old.file) }
         if let new = square { hash ^= z.enPassant(file: new.file) }
         enPassantSquare = square
@@ -172,7 +170,7 @@ public struct Position: Sendable {
         let us = turn
         let them = us.opponent
         let z = Zobrist.shared
-        setEnPassant(nil)
+        setEnPassant(nil, keys: z)
         halfmoveClock &+= 1
         defer {
             turn = them
@@ -188,11 +186,11 @@ public struct Position: Sendable {
         if move.isCastle {
             let kingTo = move.kingDestination
             let rookTo = move.rookDestination
-            take(us, .king, from)
-            take(us, .rook, to)
-            put(us, .king, kingTo)
-            put(us, .rook, rookTo)
-            setCastlingRights(castlingRights & ~backRank)
+            take(us, .king, from, keys: z)
+            take(us, .rook, to, keys: z)
+            put(us, .king, kingTo, keys: z)
+            put(us, .rook, rookTo, keys: z)
+            setCastlingRights(castlingRights & ~backRank, keys: z)
             return
         }
 
@@ -201,17 +199,17 @@ public struct Position: Sendable {
             capturedSquare = Square(to.index + (us == .white ? -8 : 8))
         }
         if let captured = self.role(at: capturedSquare), pieces(them).contains(capturedSquare) {
-            take(them, captured, capturedSquare)
+            take(them, captured, capturedSquare, keys: z)
             halfmoveClock = 0
         }
-        take(us, role, from)
-        put(us, move.promotion ?? role, to)
+        take(us, role, from, keys: z)
+        put(us, move.promotion ?? role, to, keys: z)
 
         var rights = castlingRights
         rights.remove(from)
         rights.remove(to)
         if role == .king { rights &= ~backRank }
-        if rights != castlingRights { setCastlingRights(rights) }
+        if rights != castlingRights { setCastlingRights(rights, keys: z) }
 
         if role == .pawn {
             halfmoveClock = 0
@@ -222,7 +220,7 @@ public struct Position: Sendable {
                     // Decide with the side to move already switched.
                     var after = self
                     after.turn = them
-                    if after.enPassantCaptureIsLegal(on: skipped) { setEnPassant(skipped) }
+                    if after.enPassantCaptureIsLegal(on: skipped) { setEnPassant(skipped, keys: z) }
                 }
             }
         }

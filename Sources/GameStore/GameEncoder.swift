@@ -83,9 +83,31 @@ public enum GameEncoder {
         buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int = 0, content: MovesContent = .full,
         commentRows: Bool = true
     ) -> [Result<EncodedGame, RefusedGame>] {
-        // Most files are plainly written, and read faster so; the parser reads the others.
-        let games = ImportScanner.games(in: buffer) ?? Parser(buffer).games
-        return encode(games, in: buffer, firstIndex: firstIndex, content: content, commentRows: commentRows)
+        // Most files are plainly written, and read faster so, each game encoded as soon as it
+        // is read; the parser reads the rest of the text from the first game that is not.
+        let latin1 = !SourceText.isValidUTF8(buffer)
+        let text = Text(bytes: buffer, latin1: latin1)
+        var results: [Result<EncodedGame, RefusedGame>] = []
+        var scratch = Scratch()
+        var scanner = ImportScanner(buffer)
+        var game = GameSyntax(range: 0..<0)
+        while let read = scanner.next(into: &game) {
+            guard read else {
+                let rest = Parser(buffer, start: scanner.offset, firstGameIndex: 0, stoppingAt: { _ in false })
+                for syntax in rest.games {
+                    results.append(
+                        encode(
+                            syntax, text: text, index: firstIndex + results.count, content: content,
+                            commentRows: commentRows, scratch: &scratch))
+                }
+                break
+            }
+            results.append(
+                encode(
+                    game, text: text, index: firstIndex + results.count, content: content, commentRows: commentRows,
+                    scratch: &scratch))
+        }
+        return results
     }
 
     /// Encodes games already read from `buffer`.
@@ -233,7 +255,8 @@ public enum GameEncoder {
         var before: Position?
         var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
         var moves: [UInt8] = []
-        moves.reserveCapacity(syntax.nodes.count + 8)
+        // The blob is about as long as the movetext (comments are most of both).
+        moves.reserveCapacity(syntax.range.count + 16)
         var moves2: [UInt8] = []
         moves2.reserveCapacity(syntax.nodes.count)
         var mainlinePlies = 0

@@ -9,18 +9,37 @@ import PGN
 /// move numbers, moves, `{…}` comments, NAGs and suffix annotations, and variations. Anything
 /// else (a `;` comment, a `%` line, nested or open braces, a game without tags or without a
 /// result, a repeated tag, text after a tag on its line, an unusual character) makes
-/// `games(in:)` return nil, and the caller uses `Parser`, which reads everything.
-enum ImportScanner {
+/// `next(into:)` return false, and the caller reads the rest with `Parser`, which reads
+/// everything.
+struct ImportScanner {
+    private var scan: Scan
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { scan = Scan(bytes: bytes) }
+
+    /// Where the next game (or the end of the text) starts.
+    var offset: Int { scan.i }
+
+    /// Reads the next game into `game`, whose arrays are reused: true when read, nil at the
+    /// end of the text, false when the game is not plainly written (`offset` is then its start).
+    mutating func next(into game: inout GameSyntax) -> Bool? {
+        scan.skipSpace()
+        let start = scan.i
+        if start == scan.bytes.count { return nil }
+        if scan.game(into: &game) { return true }
+        scan.i = start
+        return false
+    }
+
     /// The games of `bytes` (whole games only), or nil when the text is not plainly written.
     static func games(in bytes: UnsafeBufferPointer<UInt8>) -> [GameSyntax]? {
-        var scanner = Scan(bytes: bytes)
+        var scanner = ImportScanner(bytes)
         var games: [GameSyntax] = []
-        while true {
-            scanner.skipSpace()
-            if scanner.i == bytes.count { return games }
-            guard let game = scanner.game() else { return nil }
+        var game = GameSyntax(range: 0..<0)
+        while let read = scanner.next(into: &game) {
+            guard read else { return nil }
             games.append(game)
         }
+        return games
     }
 
     private struct Scan {
@@ -36,29 +55,34 @@ enum ImportScanner {
         @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
         /// `Lexer.isSymbolByte`, by table.
-        @inline(__always) static func isSymbolByte(_ c: UInt8) -> Bool { symbolBytes[Int(c)] }
+        @inline(__always) func isSymbolByte(_ c: UInt8) -> Bool { symbols[Int(c)] }
 
-        static let symbolBytes: [Bool] = (0...255).map { Lexer.isSymbolByte(UInt8($0)) }
+        /// Whether each byte value is `Lexer.isSymbolByte`, made once.
+        nonisolated(unsafe) static let symbolTable: UnsafePointer<Bool> = {
+            let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+            for c in 0...255 { table[c] = Lexer.isSymbolByte(UInt8(c)) }
+            return UnsafePointer(table)
+        }()
+        let symbols = Scan.symbolTable
 
         @inline(__always) mutating func skipSpace() {
             while i < bytes.count && Scan.isSpace(bytes[i]) { i += 1 }
         }
 
         /// One game from its first tag to its termination marker.
-        mutating func game() -> GameSyntax? {
+        mutating func game(into game: inout GameSyntax) -> Bool {
             let start = i
-            var tags: [TagPair] = []
-            tags.reserveCapacity(20)
+            game.tags.removeAll(keepingCapacity: true)
+            game.nodes.removeAll(keepingCapacity: true)
+            game.resultIndex = nil
             while byte(i) == 0x5B {  // [
-                guard let tag = tag() else { return nil }
+                guard let tag = tag() else { return false }
                 // A repeated tag starts another game in the parser's reading: not plain.
-                for other in tags where sameText(other.nameRange, tag.nameRange) { return nil }
-                tags.append(tag)
+                for other in game.tags where sameText(other.nameRange, tag.nameRange) { return false }
+                game.tags.append(tag)
                 skipSpace()
             }
-            guard !tags.isEmpty else { return nil }
-            var nodes: [MovetextNode] = []
-            nodes.reserveCapacity(256)
+            guard !game.tags.isEmpty else { return false }
             var depth = 0
             while i < bytes.count {
                 let c = bytes[i]
@@ -69,18 +93,18 @@ enum ImportScanner {
                 case 0x7B:  // {
                     // To the closing brace; an opening one inside nests in the parser's
                     // reading: not plain.
-                    guard let close = braceEnd(from: i + 1) else { return nil }
+                    guard let close = braceEnd(from: i + 1) else { return false }
                     i = close + 1
-                    nodes.append(MovetextNode(kind: .comment, range: tokenStart..<i))
+                    game.nodes.append(MovetextNode(kind: .comment, range: tokenStart..<i))
                 case 0x28:  // (
                     i += 1
                     depth += 1
-                    nodes.append(MovetextNode(kind: .variationStart, range: tokenStart..<i))
+                    game.nodes.append(MovetextNode(kind: .variationStart, range: tokenStart..<i))
                 case 0x29:  // )
-                    guard depth > 0 else { return nil }
+                    guard depth > 0 else { return false }
                     i += 1
                     depth -= 1
-                    nodes.append(MovetextNode(kind: .variationEnd, range: tokenStart..<i))
+                    game.nodes.append(MovetextNode(kind: .variationEnd, range: tokenStart..<i))
                 case 0x24:  // $
                     i += 1
                     var value = 0
@@ -88,15 +112,15 @@ enum ImportScanner {
                         value = min(value * 10 + Int(bytes[i] - 0x30), 100_000)
                         i += 1
                     }
-                    nodes.append(
+                    game.nodes.append(
                         MovetextNode(kind: .nag, range: tokenStart..<i, value: i == tokenStart + 1 ? -1 : value))
                 case 0x21, 0x3F:  // ! ?
                     while i < bytes.count && (bytes[i] == 0x21 || bytes[i] == 0x3F) { i += 1 }
                     let value = Lexer.suffixValue(bytes, tokenStart, i)
-                    nodes.append(MovetextNode(kind: .nag, range: tokenStart..<i, value: value == 0 ? -1 : value))
+                    game.nodes.append(MovetextNode(kind: .nag, range: tokenStart..<i, value: value == 0 ? -1 : value))
                 case 0x2A:  // *
                     i += 1
-                    return finish(start, tags, &nodes, depth, result: .unknown, tokenStart)
+                    return finish(start, &game, depth, result: .unknown, tokenStart)
                 case 0x30...0x39:
                     // A move number (`12.`, `12...`) or a termination marker.
                     var end = i
@@ -112,47 +136,48 @@ enum ImportScanner {
                             dots += 1
                         }
                         i = end
-                        nodes.append(
+                        game.nodes.append(
                             MovetextNode(kind: .moveNumber, range: tokenStart..<i, value: number, isBlack: dots >= 2))
                         continue
                     }
                     end = tokenStart
-                    while end < bytes.count && Scan.isSymbolByte(bytes[end]) { end += 1 }
+                    while end < bytes.count && isSymbolByte(bytes[end]) { end += 1 }
                     let result: GameResult
                     switch end - tokenStart {
                     case 3 where c == 0x31 && bytes[i + 1] == 0x2D && bytes[i + 2] == 0x30: result = .whiteWins
                     case 3 where c == 0x30 && bytes[i + 1] == 0x2D && bytes[i + 2] == 0x31: result = .blackWins
                     case 7 where isDraw(tokenStart): result = .draw
-                    default: return nil
+                    default: return false
                     }
                     i = end
-                    return finish(start, tags, &nodes, depth, result: result, tokenStart)
+                    return finish(start, &game, depth, result: result, tokenStart)
                 case 0x41...0x5A, 0x61...0x7A:  // a move
                     i += 1
-                    while i < bytes.count && Scan.isSymbolByte(bytes[i]) { i += 1 }
+                    while i < bytes.count && isSymbolByte(bytes[i]) { i += 1 }
                     // `exd6e.p.` and the like: the parser's lexer joins the mark to the move.
-                    if byte(i) == 0x2E { return nil }
-                    nodes.append(MovetextNode(kind: .move, range: tokenStart..<i))
+                    if byte(i) == 0x2E { return false }
+                    game.nodes.append(MovetextNode(kind: .move, range: tokenStart..<i))
                 default:
-                    return nil
+                    return false
                 }
             }
-            return nil  // no termination marker
+            return false  // no termination marker
         }
 
         /// Ends a game at its termination marker `start..<i`; what follows on the way to the
         /// next game must be white space.
         private mutating func finish(
-            _ gameStart: Int, _ tags: [TagPair], _ nodes: inout [MovetextNode], _ depth: Int, result: GameResult,
-            _ start: Int
-        ) -> GameSyntax? {
-            guard depth == 0 else { return nil }
-            if i < bytes.count && !Scan.isSpace(bytes[i]) { return nil }
+            _ gameStart: Int, _ game: inout GameSyntax, _ depth: Int, result: GameResult, _ start: Int
+        ) -> Bool {
+            guard depth == 0 else { return false }
+            if i < bytes.count && !Scan.isSpace(bytes[i]) { return false }
             let end = i
-            nodes.append(MovetextNode(kind: .result, range: start..<end, value: result.rawValue))
+            game.nodes.append(MovetextNode(kind: .result, range: start..<end, value: result.rawValue))
             skipSpace()
-            if i < bytes.count && bytes[i] != 0x5B { return nil }
-            return GameSyntax(range: gameStart..<end, tags: tags, nodes: nodes, resultIndex: nodes.count - 1)
+            if i < bytes.count && bytes[i] != 0x5B { return false }
+            game.range = gameStart..<end
+            game.resultIndex = game.nodes.count - 1
+            return true
         }
 
         /// The index of the first `}` from `start`, or nil when a `{` or the end comes first.
@@ -200,7 +225,7 @@ enum ImportScanner {
             let open = i
             i += 1
             let nameStart = i
-            while i < bytes.count && Scan.isSymbolByte(bytes[i]) { i += 1 }
+            while i < bytes.count && isSymbolByte(bytes[i]) { i += 1 }
             let nameRange = nameStart..<i
             guard !nameRange.isEmpty, byte(i) == 0x20 || byte(i) == 0x09 else { return nil }
             while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }

@@ -25,7 +25,10 @@ extension GameDatabase {
             return try withExtendedLifetime(mapped) {
                 var start = 0
                 let bytes = mapped.bytes
-                return try importPieces(totalBytes: bytes.count, firstIndex: firstIndex, progress: progress) {
+                return try importPieces(
+                    totalBytes: bytes.count, firstIndex: firstIndex, progress: progress,
+                    written: { mapped.release(upTo: $0) }
+                ) {
                     guard start < bytes.count else { return nil }
                     var end = min(bytes.count, start + GameDatabase.pieceSize)
                     // Cut after the last whole game of the window; a game longer than the
@@ -52,9 +55,10 @@ extension GameDatabase {
     }
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
-    /// core, written in order while later pieces are being read. Memory stays bounded by a few
-    /// pieces whatever the size of the input. Games are numbered from `firstIndex` in refusals.
-    /// A failure to write stops the import; transactions already committed stay.
+    /// core, written in order while later pieces are being read. Memory stays bounded by the
+    /// pieces in flight (32 MB of text per core) whatever the size of the input. Games are
+    /// numbered from `firstIndex` in refusals. A failure to write stops the import;
+    /// transactions already committed stay.
     public func importPGN(
         from input: FileHandle, totalBytes: Int? = nil, firstIndex: Int = 0,
         progress: (@Sendable (ImportProgress) -> Void)? = nil
@@ -86,12 +90,12 @@ extension GameDatabase {
 
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end) and
     /// hands each to a worker that parses and encodes it; one writer thread stores the
-    /// encoded pieces in file order, all that are ready in one transaction. At most a few
-    /// pieces are in flight (cut and not yet written), so a writer slower than the readers
-    /// holds them back instead of letting results pile up.
+    /// encoded pieces in file order, all that are ready (up to eight) in one transaction. At
+    /// most 16 pieces per core are in flight (cut and not yet written), so a writer slower than
+    /// the readers holds them back instead of letting results pile up.
     func importPieces(
         totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
-        nextPiece: () throws -> ImportPiece?
+        written: (@Sendable (Int) -> Void)? = nil, nextPiece: () throws -> ImportPiece?
     ) throws -> StoreReport {
         // Into a file this instance created, batches are committed without waiting for the
         // disk: a crash of the machine (not of the program, whose writes the system keeps)
@@ -108,8 +112,10 @@ extension GameDatabase {
             }
         }
 
+        // Enough pieces in flight that the workers need not wait for the writer, which works
+        // alongside them: a mapped file's pages go once written, the encoded games once stored.
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let pipeline = ImportPipeline(limit: 2 * cores + 2)
+        let pipeline = ImportPipeline(limit: 16 * cores)
         let content = options.moves
         let commentRows = options.commentRows
         let workers = DispatchQueue(label: "GameStore.import.reader", attributes: .concurrent)
@@ -128,8 +134,9 @@ extension GameDatabase {
                     nextIndex += piece.count
                 }
                 do {
-                    let written = try self.write(pieces: batch.pieces, indexOffsets: offsets)
-                    let games = pipeline.finish(batch.pieces.count, report: written)
+                    let report = try self.write(pieces: batch.pieces, indexOffsets: offsets)
+                    written?(batch.end)
+                    let games = pipeline.finish(batch.pieces.count, report: report)
                     progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
                 } catch {
                     pipeline.fail(error)
@@ -281,7 +288,7 @@ private final class ImportPipeline: @unchecked Sendable {
 }
 
 /// A regular file mapped read-only into memory for as long as this object lives.
-final class MappedFile {
+final class MappedFile: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
 
     /// Nil when the file cannot be opened or is not a regular, non-empty file (a pipe, say).
@@ -303,6 +310,15 @@ final class MappedFile {
 
     deinit {
         munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    }
+
+    /// Gives back the memory of the pages before `offset`, which will not be read again (they
+    /// would be read from the file again if they were).
+    func release(upTo offset: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let length = min(offset, bytes.count) / page * page
+        guard length > 0 else { return }
+        madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress), length, MADV_DONTNEED)
     }
 }
 

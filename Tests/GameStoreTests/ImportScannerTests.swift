@@ -59,6 +59,16 @@ final class ImportScannerTests: XCTestCase {
         for file in files {
             let bytes = Array(try Data(contentsOf: file))
             if checkAgreement(bytes, file.lastPathComponent) { read.append(file.lastPathComponent) }
+            // The import's way: plain games in one pass up to the first one that is not, the
+            // parser from there on.
+            bytes.withUnsafeBufferPointer { buffer in
+                XCTAssertEqual(
+                    summary(GameEncoder.encode(buffer: buffer, firstIndex: 3, content: .full, commentRows: true)),
+                    summary(
+                        GameEncoder.encode(
+                            Parser(buffer).games, in: buffer, firstIndex: 3, content: .full, commentRows: true)),
+                    file.lastPathComponent)
+            }
         }
         // The large exports are plainly written: the fast way must be the way they are read.
         for name in ["lichess_db_1000k.pgn", "lichess_db_100k.pgn", "lichess_db_10k.pgn"] {
@@ -129,6 +139,14 @@ final class ImportScannerTests: XCTestCase {
                 }
             }
             if checkAgreement(bytes, "trial \(trial)") { read += 1 }
+            bytes.withUnsafeBufferPointer { buffer in
+                XCTAssertEqual(
+                    summary(GameEncoder.encode(buffer: buffer, content: .full, commentRows: true)),
+                    summary(
+                        GameEncoder.encode(
+                            Parser(buffer).games, in: buffer, firstIndex: 0, content: .full, commentRows: true)),
+                    "trial \(trial)")
+            }
         }
         XCTAssertGreaterThan(read, 50, "many damaged texts are still plain")
         XCTAssertLessThan(read, 400, "and many are not")
