@@ -312,28 +312,34 @@ extension Position {
         return try playAnySAN(text)
     }
 
-    /// `playSAN` for readers that need the move and the position after, not how the move
-    /// was written: the same move, found without checking the text's check sign.
-    public func playSANMove(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> (Move, Position) {
+    /// `playSAN` in place, for readers that need the move and the position after, not how the
+    /// move was written: the same move, found without checking the text's check sign. The
+    /// position is unchanged when the text is not a legal move.
+    public mutating func applySAN(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> Move {
         guard let text = SANText(bytes) else { throw .syntax }
-        if let played = plainMove(text) { return played }
+        if let move = plainMove(text) {
+            play(move)
+            return move
+        }
         let (read, after) = try playAnySAN(text)
-        return (read.move, after)
+        self = after
+        return read.move
     }
 
-    /// `plainMove` with the leniency of its check sign.
+    /// `plainMove` played, with the leniency of its check sign.
     @inline(__always)
     func playPlainSAN(_ text: SANText) -> (SANMove, Position)? {
-        guard let (move, after) = plainMove(text) else { return nil }
+        guard let move = plainMove(text) else { return nil }
+        let after = playing(move)
         return (SANMove(move: move, leniency: checkLeniency(after, text.check)), after)
     }
 
-    /// The way most moves are written, read without listing legal moves: SAN that names one
+    /// The move of the way most moves are written, read without listing legal moves: SAN that names one
     /// legal move, with exactly the disambiguation and capture sign it needs (the check sign
     /// may be anything). Nil for everything else (castling, en passant, null moves, lenient
     /// or wrong text), which `playAnySAN` reads; for what it accepts, both agree.
     @inline(__always)
-    func plainMove(_ text: SANText) -> (Move, Position)? {
+    func plainMove(_ text: SANText) -> Move? {
         guard text.leniency.isEmpty, text.castle == nil, !text.isNull, let to = text.to,
             text.separator == nil || text.separator == 0x78
         else { return nil }
@@ -427,8 +433,7 @@ extension Position {
             guard (text.fromFile != nil) == needFile && (text.fromRank != nil) == needRank else { return nil }
             from = origin
         }
-        let move = text.promotion.map { Move(from: from, to: to, promotion: $0) } ?? Move(from: from, to: to)
-        return (move, playing(move))
+        return text.promotion.map { Move(from: from, to: to, promotion: $0) } ?? Move(from: from, to: to)
     }
 
     /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.

@@ -252,7 +252,9 @@ public enum GameEncoder {
         defer { scratch.parents = parents }
         var position = startPosition
         var inCheck = position.isCheck
-        var before: Position?
+        // The position before the last move of the line being read, when there is one.
+        var previous = startPosition
+        var hasPrevious = false
         var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
         var moves: [UInt8] = []
         // The blob is about as long as the movetext (comments are most of both).
@@ -271,16 +273,16 @@ public enum GameEncoder {
                 if skipped > 0 { continue }
                 let san = UnsafeBufferPointer(rebasing: bytes[node.range])
                 let inVariation = !parents.isEmpty
-                let played: (Move, Position)
+                previous = position
+                let move: Move
                 do throws(SANError) {
-                    played = try position.playSANMove(bytes: san)
+                    move = try position.applySAN(bytes: san)
                 } catch {
                     return .failure(
                         RefusedGame(
                             index: index, reason: moveFailure(error, san: san, ply: ply, inVariation: inVariation)))
                 }
-                let move = played.0
-                guard !move.isNull, let moveIndex = MoveOrder.index(of: move, in: position, inCheck: inCheck) else {
+                guard !move.isNull, let moveIndex = MoveOrder.index(of: move, in: previous, inCheck: inCheck) else {
                     let place = inVariation ? " in a variation" : ""
                     return .failure(
                         RefusedGame(
@@ -288,8 +290,7 @@ public enum GameEncoder {
                             reason: "null move \(moveLabel(san: san, ply: ply))\(place): the database cannot hold it"))
                 }
                 moves.append(UInt8(truncatingIfNeeded: moveIndex))
-                before = position
-                position = played.1
+                hasPrevious = true
                 ply += 1
                 inCheck = position.isCheck
                 if !inVariation {
@@ -319,15 +320,15 @@ public enum GameEncoder {
                     skipped += 1
                     continue
                 }
-                guard let start = before else {
+                guard hasPrevious else {
                     return .failure(
                         RefusedGame(index: index, reason: "a variation comes before any move it could replace"))
                 }
                 moves.append(MovesBlob.variationStart)
-                parents.append(Line(position: position, before: before, ply: ply))
-                position = start
+                parents.append(Line(position: position, before: previous, ply: ply))
+                position = previous
                 inCheck = position.isCheck
-                before = nil
+                hasPrevious = false
                 ply -= 1
             case .variationEnd:
                 if skipped > 0 {
@@ -338,7 +339,8 @@ public enum GameEncoder {
                 moves.append(MovesBlob.variationEnd)
                 position = parent.position
                 inCheck = position.isCheck
-                before = parent.before
+                if let before = parent.before { previous = before }
+                hasPrevious = parent.before != nil
                 ply = parent.ply
             }
         }

@@ -56,7 +56,7 @@ extension GameDatabase {
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written in order while later pieces are being read. Memory stays bounded by the
-    /// pieces in flight (32 MB of text per core) whatever the size of the input. Games are
+    /// pieces in flight (at most 32 MB of text per core) whatever the size of the input. Games are
     /// numbered from `firstIndex` in refusals. A failure to write stops the import;
     /// transactions already committed stay.
     public func importPGN(
@@ -90,9 +90,10 @@ extension GameDatabase {
 
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end) and
     /// hands each to a worker that parses and encodes it; one writer thread stores the
-    /// encoded pieces in file order, all that are ready (up to eight) in one transaction. At
-    /// most 16 pieces per core are in flight (cut and not yet written), so a writer slower than
-    /// the readers holds them back instead of letting results pile up.
+    /// encoded pieces in file order, all that are ready (up to eight, two with comment rows) in
+    /// one transaction. At
+    /// most 16 pieces per core (4 with comment rows) are in flight, cut and not yet written, so
+    /// a writer slower than the readers holds them back instead of letting results pile up.
     func importPieces(
         totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
         written: (@Sendable (Int) -> Void)? = nil, nextPiece: () throws -> ImportPiece?
@@ -114,8 +115,11 @@ extension GameDatabase {
 
         // Enough pieces in flight that the workers need not wait for the writer, which works
         // alongside them: a mapped file's pages go once written, the encoded games once stored.
+        // With comment rows, the writer is the slower side and a piece's games take twice the
+        // memory: the workers need not run far ahead.
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let pipeline = ImportPipeline(limit: 16 * cores)
+        let pipeline = ImportPipeline(
+            limit: options.commentRows ? 4 * cores : 16 * cores, maxBatch: options.commentRows ? 2 : 8)
         let content = options.moves
         let commentRows = options.commentRows
         let workers = DispatchQueue(label: "GameStore.import.reader", attributes: .concurrent)
@@ -205,13 +209,18 @@ private final class ImportPipeline: @unchecked Sendable {
 
     private let condition = NSCondition()
     private let limit: Int
+    /// The most pieces written in one transaction.
+    private let maxBatch: Int
     private var inFlight = 0
     private var ready: [Int: (games: Encoded, end: Int)] = [:]
     private var total: Int?
     private var error: (any Error)?
     private var report = StoreReport()
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, maxBatch: Int) {
+        self.limit = limit
+        self.maxBatch = maxBatch
+    }
 
     /// Waits until another piece may be cut; false once the writer has failed.
     func waitForRoom() -> Bool {
@@ -244,7 +253,7 @@ private final class ImportPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The pieces from `next` on that are ready, in order (at least one; at most eight);
+    /// The pieces from `next` on that are ready, in order (at least one, at most `maxBatch`);
     /// nil when every piece is written or the import failed.
     func takeReady(from next: Int) -> (pieces: [Encoded], end: Int)? {
         condition.lock()
@@ -254,7 +263,7 @@ private final class ImportPipeline: @unchecked Sendable {
         var pieces: [Encoded] = []
         var end = 0
         var k = next
-        while pieces.count < 8, let piece = ready.removeValue(forKey: k) {
+        while pieces.count < maxBatch, let piece = ready.removeValue(forKey: k) {
             pieces.append(piece.games)
             end = piece.end
             k += 1
