@@ -2,7 +2,8 @@ import PGN
 
 /// Reads the games of a plainly written PGN text in one pass, without the general parser's
 /// tokens and diagnostics: what an import needs of each game (its tags, moves, comments,
-/// NAGs, variations and termination marker), as `Parser` has them.
+/// NAGs, variations and termination marker), as `Parser` has them; move numbers, which the
+/// import does not read, are left out.
 ///
 /// "Plainly written" is what databases and servers export: every game starts with its tags,
 /// one per line (`[Name "value"]`), and ends with its termination marker; the movetext holds
@@ -122,22 +123,13 @@ struct ImportScanner {
                     i += 1
                     return finish(start, &game, depth, result: .unknown, tokenStart)
                 case 0x30...0x39:
-                    // A move number (`12.`, `12...`) or a termination marker.
+                    // A move number (`12.`, `12...`), which an import has no use for and which
+                    // is left out, or a termination marker.
                     var end = i
-                    var number = 0
-                    while end < bytes.count && Scan.isDigit(bytes[end]) {
-                        number = min(number * 10 + Int(bytes[end] - 0x30), 1_000_000)
-                        end += 1
-                    }
+                    while end < bytes.count && Scan.isDigit(bytes[end]) { end += 1 }
                     if byte(end) == 0x2E {
-                        var dots = 0
-                        while byte(end) == 0x2E {
-                            end += 1
-                            dots += 1
-                        }
+                        while byte(end) == 0x2E { end += 1 }
                         i = end
-                        game.nodes.append(
-                            MovetextNode(kind: .moveNumber, range: tokenStart..<i, value: number, isBlack: dots >= 2))
                         continue
                     }
                     end = tokenStart

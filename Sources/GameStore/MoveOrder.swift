@@ -180,9 +180,10 @@ public enum MoveOrder {
             let occupied = ~empty
             let last = Int(target >> 8 & 0x3F)
             let kinds = [position.knights, position.bishops, position.rooks, position.queens] as InlineArray
-            for kind in 0...Int(group - groupKnight) {
+            let moving = Int(group - groupKnight)
+            for kind in 0...moving {
                 for from in kinds[kind] & ours {
-                    if kind == Int(group - groupKnight) && from.index > last { break }
+                    if kind == moving && from.index > last { break }
                     var targets: Bitboard
                     switch kind {
                     case 0: targets = pinned.contains(from) ? Bitboard() : a.knight(from)
@@ -192,7 +193,12 @@ public enum MoveOrder {
                     }
                     targets &= ~ours
                     if pinned.contains(from) { targets &= a.line(king, from) }
-                    counter.addMoves(from: from, to: targets)
+                    if kind < moving || from.index < last {
+                        // Every move of a piece listed earlier comes first.
+                        counter.below &+= targets.count
+                    } else {
+                        counter.count(targets, base: group << 15 | UInt32(from.rawValue) << 8, shift: 2)
+                    }
                 }
             }
         }
