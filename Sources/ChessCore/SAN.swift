@@ -129,7 +129,7 @@ public enum SANError: Error, Sendable, Hashable {
 }
 
 /// The pieces of a move written in SAN or a lenient relative of it.
-struct SANText {
+struct SANText: Equatable {
     enum Check { case none, check, mate }
     var role: Role?
     var fromFile: Int?
@@ -151,8 +151,68 @@ struct SANText {
         return true
     }
 
+    private init() {}
+
     /// Reads the text, or nil when it is not a move.
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let text = SANText(common: bytes) {
+            self = text
+        } else {
+            self.init(parsing: bytes)
+        }
+    }
+
+    /// The shapes most moves have (`e4`, `Nf3`, `exd5`, `Nxf3`, each with or without `+` or
+    /// `#`), read as `init(parsing:)` reads them; nil for any other text.
+    @inline(__always)
+    init?(common bytes: UnsafeBufferPointer<UInt8>) {
+        var n = bytes.count
+        var check = Check.none
+        if n > 0 && bytes[n - 1] == 0x2B {  // +
+            check = .check
+            n -= 1
+        } else if n > 0 && bytes[n - 1] == 0x23 {  // #
+            check = .mate
+            n -= 1
+        }
+        guard n >= 2 && n <= 4, let toFile = Square.file(ascii: bytes[n - 2]),
+            let toRank = Square.rank(ascii: bytes[n - 1])
+        else { return nil }
+        self.init()
+        self.check = check
+        to = Square(toRank * 8 + toFile)
+        @inline(__always) func piece(_ c: UInt8) -> Role? {
+            switch c {
+            case 0x4E: return .knight
+            case 0x42: return .bishop
+            case 0x52: return .rook
+            case 0x51: return .queen
+            case 0x4B: return .king
+            default: return nil
+            }
+        }
+        switch n {
+        case 2:
+            return
+        case 3:
+            guard let role = piece(bytes[0]) else { return nil }
+            self.role = role
+        default:
+            guard bytes[1] == 0x78 else { return nil }  // x
+            if let role = piece(bytes[0]) {
+                self.role = role
+            } else if let file = Square.file(ascii: bytes[0]) {
+                fromFile = file
+            } else {
+                return nil
+            }
+            capture = true
+            separator = 0x78
+        }
+    }
+
+    /// Reads any text, or nil when it is not a move.
+    init?(parsing bytes: UnsafeBufferPointer<UInt8>) {
         var end = bytes.count
         var start = 0
         guard end > 0 else { return nil }

@@ -296,9 +296,12 @@ public enum GameEncoder {
                 if !inVariation {
                     mainlinePlies += 1
                     Moves2.append(move, chess960: chess960, to: &moves2)
-                    let (white, black) = materials(position)
-                    whiteMaterial = min(whiteMaterial, white)
-                    blackMaterial = min(blackMaterial, black)
+                    // Material changes only by a capture or a promotion.
+                    if position.occupied.count != previous.occupied.count || move.promotion != nil {
+                        let (white, black) = materials(position)
+                        whiteMaterial = min(whiteMaterial, white)
+                        blackMaterial = min(blackMaterial, black)
+                    }
                 }
             case .nag:
                 if skipped > 0 || !full || node.value < 0 { continue }

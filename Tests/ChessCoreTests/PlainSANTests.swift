@@ -63,6 +63,7 @@ final class PlainSANTests: XCTestCase {
         }
 
         var plainTexts = 0
+        var commonTexts = 0
         var canonicalPlain = 0
         var compared = 0
         for position in all {
@@ -70,6 +71,11 @@ final class PlainSANTests: XCTestCase {
                 for text in Self.spellings(of: move, in: position) {
                     let bytes = Array(text.utf8)
                     bytes.withUnsafeBufferPointer { buffer in
+                        // The common shapes are read apart: the same way as any text.
+                        if let common = SANText(common: buffer) {
+                            XCTAssertEqual(common, SANText(parsing: buffer), text)
+                            commonTexts += 1
+                        }
                         guard let san = SANText(buffer) else { return }
                         let general: Result<(SANMove, Position), SANError>
                         do throws(SANError) {
@@ -95,6 +101,7 @@ final class PlainSANTests: XCTestCase {
         print("plain SAN: \(all.count) positions, \(compared) texts, \(plainTexts) read plainly")
         XCTAssertGreaterThan(compared, 100_000)
         XCTAssertGreaterThan(plainTexts, 10_000)
+        XCTAssertGreaterThan(commonTexts, 10_000)
         XCTAssertGreaterThan(canonicalPlain, 5_000)
     }
 
