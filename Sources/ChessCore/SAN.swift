@@ -375,9 +375,11 @@ extension Position {
     /// `playSAN` in place, for readers that need the move and the position after, not how the
     /// move was written: the same move, found without checking the text's check sign. The
     /// position is unchanged when the text is not a legal move.
-    public mutating func applySAN(bytes: UnsafeBufferPointer<UInt8>) throws(SANError) -> Move {
+    /// `inCheck`, when the caller knows it, spares testing whether each candidate piece may
+    /// leave its square.
+    public mutating func applySAN(bytes: UnsafeBufferPointer<UInt8>, inCheck: Bool? = nil) throws(SANError) -> Move {
         guard let text = SANText(bytes) else { throw .syntax }
-        if let move = plainMove(text) {
+        if let move = plainMove(text, inCheck: inCheck) {
             play(move)
             return move
         }
@@ -399,7 +401,7 @@ extension Position {
     /// may be anything). Nil for everything else (castling, en passant, null moves, lenient
     /// or wrong text), which `playAnySAN` reads; for what it accepts, both agree.
     @inline(__always)
-    func plainMove(_ text: SANText) -> Move? {
+    func plainMove(_ text: SANText, inCheck: Bool? = nil) -> Move? {
         guard text.leniency.isEmpty, text.castle == nil, !text.isNull, let to = text.to,
             text.separator == nil || text.separator == 0x78
         else { return nil }
@@ -418,6 +420,14 @@ extension Position {
         @inline(__always)
         func isLegal(_ origin: Square) -> Bool {
             let after = (occupied ^ origin.bitboard) | to.bitboard
+            if inCheck == false && origin != king {
+                // Out of check, only a slider behind the piece, on a line through the king,
+                // can attack the king once the piece has gone.
+                if a.line(king, origin).isEmpty { return true }
+                let sliders =
+                    (a.rook(king, after) & (rooks | queens)) | (a.bishop(king, after) & (bishops | queens))
+                return (sliders & theirs & ~to.bitboard).isEmpty
+            }
             let guarded = origin == king ? to : king
             return (attackers(of: guarded, by: us.opponent, occupied: after) & ~to.bitboard).isEmpty
         }

@@ -276,7 +276,7 @@ public enum GameEncoder {
                 previous = position
                 let move: Move
                 do throws(SANError) {
-                    move = try position.applySAN(bytes: san)
+                    move = try position.applySAN(bytes: san, inCheck: inCheck)
                 } catch {
                     return .failure(
                         RefusedGame(

@@ -84,6 +84,9 @@ final class PlainSANTests: XCTestCase {
                             general = .failure(error)
                         }
                         compared += 1
+                        // Told whether the side to move is in check, it finds the same move.
+                        XCTAssertEqual(
+                            position.plainMove(san, inCheck: position.isCheck), position.plainMove(san), text)
                         guard let plain = position.playPlainSAN(san) else { return }
                         plainTexts += 1
                         if text == position.san(move) { canonicalPlain += 1 }
