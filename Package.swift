@@ -1,6 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Bitboards count squares with popcount: on x86-64 the code is for Nehalem (2008) and later
+// processors, which have POPCNT, not for the 2003 baseline, which counts bits in a dozen
+// instructions.
+#if arch(x86_64)
+    let processor: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "nehalem"])]
+#else
+    let processor: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "pgn-lsp",
     platforms: [.macOS(.v15)],
@@ -17,8 +26,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .target(name: "ChessCore"),
-        .target(name: "PGN", dependencies: ["ChessCore"]),
+        .target(name: "ChessCore", swiftSettings: processor),
+        .target(name: "PGN", dependencies: ["ChessCore"], swiftSettings: processor),
         .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
         .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
@@ -27,9 +36,11 @@ let package = Package(
                 "ChessCore", "PGN", "CSQLiteSetup",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: processor
         ),
-        .target(name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine", "GameStore"]),
+        .target(
+            name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine", "GameStore"], swiftSettings: processor),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [
