@@ -69,15 +69,8 @@ public struct MoveCounter: MoveSink {
 }
 
 @inlinable @inline(__always)
-func shifted(_ bitboard: Bitboard, by delta: Int) -> Bitboard { bitboard.shifted(by: delta) }
-
-extension Bitboard {
-    /// Every square moved `delta` squares on (toward h8 when positive); squares pushed off
-    /// the board are gone. A pawn step is `shifted(by: 8)` for White, `-8` for Black.
-    @inlinable @inline(__always)
-    public func shifted(by delta: Int) -> Bitboard {
-        delta > 0 ? Bitboard(raw: raw << UInt64(delta)) : Bitboard(raw: raw >> UInt64(-delta))
-    }
+func shifted(_ bitboard: Bitboard, by delta: Int) -> Bitboard {
+    delta > 0 ? Bitboard(raw: bitboard.raw << UInt64(delta)) : Bitboard(raw: bitboard.raw >> UInt64(-delta))
 }
 
 extension Position {
@@ -189,9 +182,13 @@ extension Position {
         }
     }
 
+    /// The legal pawn moves (en passant aside) of the pawns on `origins` to the squares of
+    /// `target`, for callers that already know the king's square and the pinned pieces (out of
+    /// check, `target` is every square not holding one of the side's own pieces).
     @inlinable @inline(__always)
-    func generatePawnMoves<Sink: MoveSink>(
-        into sink: inout Sink, king: Square, target: Bitboard, pinned: Bitboard, origins: Bitboard, attacks a: Attacks
+    public func generatePawnMoves<Sink: MoveSink>(
+        into sink: inout Sink, king: Square, target: Bitboard, pinned: Bitboard, origins: Bitboard = .all,
+        attacks a: Attacks
     ) {
         let us = turn
         let ours = pieces(us)

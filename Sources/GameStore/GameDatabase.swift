@@ -112,8 +112,8 @@ public final class GameDatabase: @unchecked Sendable {
     public let path: String
     public let options: Options
     let queue: DatabaseQueue
-    /// Whether this instance made the file: a first import into it may skip SQLite's
-    /// syncs, since a crash loses nothing that was in a database before.
+    /// Whether this instance made the file: its imports may skip SQLite's syncs, since a
+    /// machine crash then loses nothing that was in a database before the program ran.
     let createdFile: Bool
 
     // Names already looked up, by table; valid while no other connection writes.
@@ -122,8 +122,8 @@ public final class GameDatabase: @unchecked Sendable {
     /// higher needs no update.
     private var storedElo: [Int64: Int] = [:]
     /// While every game of the file was written by this connection (the file had none when
-    /// it first looked, and no other program wrote since): a hash of each game's identity and moves. A game whose
-    /// hash is not here is no duplicate, and needs no query.
+    /// it first looked, and no other program wrote since): a hash of each game's identity and
+    /// mainline. A game whose hash is not here is no duplicate, and needs no query.
     private var storedGameHashes: Set<Int>? = nil
     private var eventIDs: [String: Int64] = [:]
     private var siteIDs: [String: Int64] = [:]
@@ -415,20 +415,24 @@ public final class GameDatabase: @unchecked Sendable {
                 let site = try id(
                     game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites)
 
-                var identity = Hasher()
-                identity.combine(white)
-                identity.combine(black)
-                identity.combine(event)
-                identity.combine(site)
-                identity.combine(game.date)
-                identity.combine(game.utcTime)
-                identity.combine(game.round)
-                // The mainline and the length of the whole: enough to tell games apart (the
-                // query decides); hashing every comment would cost more.
-                identity.combine(game.moves.count)
-                game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
-                let hash = identity.finalize()
-                if storedGameHashes?.contains(hash) ?? true {
+                // Hashed only while the hashes can answer: the mainline and the length of the
+                // whole tell games apart well enough (the query decides); hashing every
+                // comment would cost more.
+                var hash: Int?
+                if storedGameHashes != nil {
+                    var identity = Hasher()
+                    identity.combine(white)
+                    identity.combine(black)
+                    identity.combine(event)
+                    identity.combine(site)
+                    identity.combine(game.date)
+                    identity.combine(game.utcTime)
+                    identity.combine(game.round)
+                    identity.combine(game.moves.count)
+                    game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
+                    hash = identity.finalize()
+                }
+                if hash.flatMap({ storedGameHashes?.contains($0) }) ?? true {
                     findDuplicate.bind(1, white)
                     findDuplicate.bind(2, black)
                     findDuplicate.bind(3, event)
@@ -473,7 +477,7 @@ public final class GameDatabase: @unchecked Sendable {
                     }
                 }
                 let gameID = db.lastInsertedRowID
-                storedGameHashes?.insert(hash)
+                if let hash { storedGameHashes?.insert(hash) }
                 report.stored += 1
                 report.storedIDs.append(gameID)
                 counts.games += 1

@@ -85,8 +85,7 @@ public enum GameEncoder {
     ) -> [Result<EncodedGame, RefusedGame>] {
         // Most files are plainly written, and read faster so, each game encoded as soon as it
         // is read; the parser reads the rest of the text from the first game that is not.
-        let latin1 = !SourceText.isValidUTF8(buffer)
-        let text = Text(bytes: buffer, latin1: latin1)
+        let text = Text(buffer)
         var results: [Result<EncodedGame, RefusedGame>] = []
         var scratch = Scratch()
         var scanner = ImportScanner(buffer)
@@ -115,11 +114,10 @@ public enum GameEncoder {
         _ games: [GameSyntax], in buffer: UnsafeBufferPointer<UInt8>, firstIndex: Int, content: MovesContent,
         commentRows: Bool
     ) -> [Result<EncodedGame, RefusedGame>] {
-        let latin1 = !SourceText.isValidUTF8(buffer)
         var results: [Result<EncodedGame, RefusedGame>] = []
         results.reserveCapacity(games.count)
         var scratch = Scratch()
-        let text = Text(bytes: buffer, latin1: latin1)
+        let text = Text(buffer)
         for (k, syntax) in games.enumerated() {
             results.append(
                 encode(
@@ -146,6 +144,12 @@ public enum GameEncoder {
     struct Text {
         let bytes: UnsafeBufferPointer<UInt8>
         let latin1: Bool
+
+        /// UTF-8 bytes, or Latin-1 when they are not valid UTF-8.
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+            latin1 = !SourceText.isValidUTF8(bytes)
+        }
 
         func string(_ range: Range<Int>) -> String {
             string(UnsafeBufferPointer(rebasing: bytes[range]))

@@ -90,10 +90,10 @@ extension GameDatabase {
 
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end) and
     /// hands each to a worker that parses and encodes it; one writer thread stores the
-    /// encoded pieces in file order, all that are ready (up to eight, two with comment rows) in
-    /// one transaction. At
-    /// most 16 pieces per core (4 with comment rows) are in flight, cut and not yet written, so
-    /// a writer slower than the readers holds them back instead of letting results pile up.
+    /// encoded pieces in file order, all that are ready (up to eight, two with comment rows)
+    /// in one transaction. At most 16 pieces per core (4 with comment rows) are in flight, cut
+    /// and not yet written, so a writer slower than the readers holds them back instead of
+    /// letting results pile up.
     func importPieces(
         totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
         written: (@Sendable (Int) -> Void)? = nil, nextPiece: () throws -> ImportPiece?

@@ -122,7 +122,7 @@ public enum MoveOrder {
     public static func index(of move: Move, in position: Position, inCheck: Bool) -> Int? {
         let target = key(of: move, in: position, inCheck: inCheck)
         if !inCheck && position.enPassantSquare == nil && target >> 15 < groupKing {
-            return quietIndex(of: move, key: target, in: position)
+            return quietIndex(key: target, in: position)
         }
         var counter = OrderCounter(position: position, target: target, inCheck: inCheck)
         position.generateLegalMoves(
@@ -130,54 +130,24 @@ public enum MoveOrder {
         return counter.found ? counter.below : nil
     }
 
-    /// `index(of:in:)` for the common case, with the groups in list order and nothing after
-    /// the move's own group looked at: not in check, no en-passant capture, a pawn, knight,
-    /// bishop, rook or queen move.
-    static func quietIndex(of move: Move, key target: UInt32, in position: Position) -> Int? {
+    /// `index(of:in:)` of the move with key `target` in the common case, with the groups in
+    /// list order and nothing after the move's own piece looked at: not in check, no
+    /// en-passant capture, a pawn, knight, bishop, rook or queen move.
+    static func quietIndex(key target: UInt32, in position: Position) -> Int? {
         let a = Attacks.shared
         let us = position.turn
         let ours = position.pieces(us)
-        let theirs = position.pieces(us.opponent)
-        let empty = ~(ours | theirs)
+        let occupied = position.occupied
         guard let king = (position.kings & ours).first else { return nil }
         let pinned = position.pinned(us)
         var counter = OrderCounter(position: position, target: target, inCheck: false)
 
-        // Pawns: each set holds the destinations of one kind of pawn move.
-        let up = us == .white ? 8 : -8
-        let lastRank = Bitboard.rank(us == .white ? 7 : 0)
-        let thirdRank = Bitboard.rank(us == .white ? 2 : 5)
-        let pawns = position.pawns & ours
-        let free = pawns & ~pinned
-        var west = (free & ~Bitboard.file(0)).shifted(by: up - 1) & theirs
-        var east = (free & ~Bitboard.file(7)).shifted(by: up + 1) & theirs
-        var single = free.shifted(by: up) & empty
-        var double = (single & thirdRank).shifted(by: up) & empty
-        // A pinned pawn moves along the pin only.
-        for from in pawns & pinned {
-            let line = a.line(king, from)
-            for to in a.pawn(us, from) & theirs & line {
-                if to.file < from.file { west.insert(to) } else { east.insert(to) }
-            }
-            let one = Square(from.index + up)
-            if empty.contains(one) && line.contains(one) {
-                single.insert(one)
-                let two = Square(one.index + up)
-                if thirdRank.contains(one) && empty.contains(two) { double.insert(two) }
-            }
-        }
-        counter.addPawnMoves(to: west & ~lastRank, delta: up - 1)
-        counter.addPromotions(to: west & lastRank, delta: up - 1)
-        counter.addPawnMoves(to: east & ~lastRank, delta: up + 1)
-        counter.addPromotions(to: east & lastRank, delta: up + 1)
-        counter.addPawnMoves(to: single & ~lastRank, delta: up)
-        counter.addPromotions(to: single & lastRank, delta: up)
-        counter.addPawnMoves(to: double, delta: 2 * up)
+        // Pawns, counted set by set as the generator hands them over.
+        position.generatePawnMoves(into: &counter, king: king, target: ~ours, pinned: pinned, attacks: a)
 
         // Knights, bishops, rooks, queens, each kind by square, up to the move's own piece.
         let group = target >> 15
         if group >= groupKnight {
-            let occupied = ~empty
             let last = Int(target >> 8 & 0x3F)
             let kinds = [position.knights, position.bishops, position.rooks, position.queens] as InlineArray
             let moving = Int(group - groupKnight)
