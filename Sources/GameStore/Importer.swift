@@ -1,3 +1,4 @@
+import CSQLiteSetup
 import Dispatch
 import Foundation
 import PGN
@@ -88,8 +89,8 @@ extension GameDatabase {
         }
     }
 
-    /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end) and
-    /// hands each to a worker that parses and encodes it; one writer thread stores the
+    /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end); one
+    /// reader thread per core takes each in turn, parses and encodes it; one writer thread stores the
     /// encoded pieces in file order, all that are ready (up to eight, two with comment rows)
     /// in one transaction. At most 16 pieces per core (4 with comment rows) are in flight, cut
     /// and not yet written, so a writer slower than the readers holds them back instead of
@@ -106,6 +107,9 @@ extension GameDatabase {
         if unsynced {
             try run { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
         }
+        // Into a file without games, the search indexes are built once at the end. Should the
+        // import be stopped before, the next opening of the file builds them.
+        let deferredIndexes = unsynced ? try dropSearchIndexesOfEmptyFile() : false
         defer {
             if unsynced {
                 _ = try? run { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -122,10 +126,7 @@ extension GameDatabase {
             limit: options.commentRows ? 4 * cores : 16 * cores, maxBatch: options.commentRows ? 2 : 8)
         let content = options.moves
         let commentRows = options.commentRows
-        let workers = DispatchQueue(label: "GameStore.import.reader", attributes: .concurrent)
         let writing = DispatchGroup()
-        // Workers may still read a piece after a failure: the input must outlive them all.
-        let reading = DispatchGroup()
 
         // The writer: pieces in order, each batch one transaction.
         DispatchQueue(label: "GameStore.import.writer").async(group: writing) {
@@ -150,6 +151,30 @@ extension GameDatabase {
             }
         }
 
+        // The readers: one thread per core, each taking the next piece cut. They run at a lower
+        // priority than the writer, which is the one thread every game goes through: with
+        // more threads than cores, equal shares would let the readers run ahead while the
+        // writer falls behind, and finish alone at the end. A reader may still be reading a
+        // piece after a failure: the input must outlive them all.
+        let reading = DispatchGroup()
+        for _ in 0..<cores {
+            reading.enter()
+            let reader = Thread {
+                lowerThreadPriority()
+                while let (number, piece) = pipeline.nextToRead() {
+                    let encoded = piece.withBytes {
+                        GameEncoder.encode(buffer: $0, firstIndex: 0, content: content, commentRows: commentRows)
+                    }
+                    pipeline.deliver(number, encoded, end: piece.end)
+                }
+                reading.leave()
+            }
+            reader.name = "GameStore.import.reader"
+            // As much stack as a dispatch worker: the parser recurses into variations.
+            reader.stackSize = 8 << 20
+            reader.start()
+        }
+
         var count = 0
         var cutError: (any Error)?
         while pipeline.waitForRoom() {
@@ -161,20 +186,31 @@ extension GameDatabase {
                 break
             }
             guard let piece else { break }
-            let number = count
+            pipeline.started(count, piece)
             count += 1
-            pipeline.started()
-            workers.async(group: reading) {
-                let encoded = piece.withBytes {
-                    GameEncoder.encode(buffer: $0, firstIndex: 0, content: content, commentRows: commentRows)
-                }
-                pipeline.deliver(number, encoded, end: piece.end)
-            }
         }
         pipeline.close(count: count, error: cutError)
         writing.wait()
         reading.wait()
-        return try pipeline.result()
+        let outcome = Result { try pipeline.result() }
+        var locked = false
+        if case .failure(GameStoreError.locked) = outcome { locked = true }
+        // Also after a failure, as the games stored stay, unless another program holds the
+        // file: its next opening builds them then. A failure to build them is reported only
+        // when the import itself went well.
+        if unsynced {
+            // The games are in: the system may write them to the disk while the indexes are
+            // built, instead of in the final sync.
+            _ = csqlite_start_writeback(path)
+        }
+        if deferredIndexes && !locked {
+            do {
+                try run { db in try self.restoreSearchIndexes(db) }
+            } catch {
+                if case .success = outcome { throw error }
+            }
+        }
+        return try outcome.get()
     }
 }
 
@@ -212,6 +248,8 @@ private final class ImportPipeline: @unchecked Sendable {
     /// The most pieces written in one transaction.
     private let maxBatch: Int
     private var inFlight = 0
+    /// Pieces cut and not yet taken by a reader.
+    private var toRead: [(Int, ImportPiece)] = []
     private var ready: [Int: (games: Encoded, end: Int)] = [:]
     private var total: Int?
     private var error: (any Error)?
@@ -230,11 +268,23 @@ private final class ImportPipeline: @unchecked Sendable {
         return error == nil
     }
 
-    /// A piece was cut and handed to a worker.
-    func started() {
+    /// Piece `number` was cut: the next reader free takes it.
+    func started(_ number: Int, _ piece: ImportPiece) {
         condition.lock()
         inFlight += 1
+        toRead.append((number, piece))
+        condition.broadcast()
         condition.unlock()
+    }
+
+    /// The next piece cut and not yet taken by a reader, in order; nil once every piece is
+    /// taken and no more will be cut, or the import failed.
+    func nextToRead() -> (Int, ImportPiece)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while toRead.isEmpty && total == nil && error == nil { condition.wait() }
+        guard error == nil, !toRead.isEmpty else { return nil }
+        return toRead.removeFirst()
     }
 
     func deliver(_ number: Int, _ games: Encoded, end: Int) {
@@ -339,4 +389,13 @@ extension GameDatabase {
         fsync(descriptor)
         close(descriptor)
     }
+}
+
+/// Gives the calling thread a lower scheduling priority than the process's other threads: on
+/// Linux a thread has its own nice value, and `nice` changes the caller's. Elsewhere nothing
+/// changes, as the value belongs to the whole process there.
+private func lowerThreadPriority() {
+    #if os(Linux)
+        _ = nice(5)
+    #endif
 }

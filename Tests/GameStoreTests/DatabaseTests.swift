@@ -287,10 +287,10 @@ final class DatabaseTests: XCTestCase {
         let path = folder.path("indexed.db3")
         let index = folder.path("indexed.ecsi")
         let database = try GameDatabase(path: path)
-        FileManager.default.createFile(atPath: index, contents: Data([1, 2, 3]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: index, contents: Data([1, 2, 3])))
         _ = try database.store(games: [GameSource(text: "1. e4 *", index: 0)])
         XCTAssertFalse(FileManager.default.fileExists(atPath: index))
-        FileManager.default.createFile(atPath: index, contents: Data([1, 2, 3]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: index, contents: Data([1, 2, 3])))
         XCTAssertEqual(try database.store(games: [GameSource(text: "1. e4 *", index: 0)]).duplicates, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: index), "nothing changed: the index is still right")
     }

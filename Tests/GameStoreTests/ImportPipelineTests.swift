@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import GameStore
 import XCTest
+
+@testable import GameStore
 
 /// The import pipeline: a mapped file and a stream give the same database, a game longer than
 /// a piece is read whole, duplicates inside one import are found without a query per game,
@@ -165,5 +166,82 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(try rows(path, "SELECT COUNT(*) FROM Games")[0][0] as Int, 0)
         // The same instance imports once the lock is gone.
         XCTAssertEqual(try database.importPGN(path: source).stored, 438)
+    }
+
+    /// The indexes of a file, name to SQL, as the file holds them.
+    func indexes(_ path: String) throws -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: try rows(
+                path, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+            )
+            .map { ($0["name"] as String, $0["sql"] as String) })
+    }
+
+    /// The indexes the schema creates, name to SQL.
+    var schemaIndexes: [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: GameDatabase.schemaSQL.split(separator: "\n").filter { $0.hasPrefix("CREATE INDEX ") }
+                .map { (String($0.split(separator: " ")[2]), String($0.dropLast())) })
+    }
+
+    func testAnImportIntoANewFileEndsWithEveryIndexOfTheSchema() throws {
+        XCTAssertEqual(schemaIndexes.count, 8)
+        let path = folder.path("indexed.db3")
+        let database = try GameDatabase(path: path)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        let source = Shared.url("corpus/lichess/lichess_db_1000k.pgn").path
+        XCTAssertEqual(try database.importPGN(path: source).stored, 438)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        // The indexes built at the end hold every game, as those kept up game by game do.
+        let queue = try DatabaseQueue(path: path)
+        try queue.read { db in
+            XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA integrity_check"), "ok")
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT ID FROM Games WHERE WhiteElo > 2000")
+            XCTAssertTrue(plan.contains { ($0["detail"] as String).contains("GamesWhiteElo") }, "\(plan)")
+            XCTAssertEqual(
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games INDEXED BY GamesWhiteElo WHERE WhiteElo > 2000"),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games NOT INDEXED WHERE WhiteElo > 2000"))
+        }
+        // A second import into the same file adds to the indexes as it goes.
+        let second = try write(
+            try Shared.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
+                of: "[Round \"-\"]", with: "[Round \"2\"]"), to: "second.pgn")
+        XCTAssertFalse(try database.dropSearchIndexesOfEmptyFile())
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        XCTAssertEqual(try database.importPGN(path: second).stored, 438)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        try queue.read { db in
+            XCTAssertEqual(
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games INDEXED BY GamesPlyCount WHERE PlyCount >= 0"),
+                876)
+        }
+    }
+
+    func testIndexesMissingAfterAStoppedImportAreBuiltWhenTheFileIsNextOpened() throws {
+        let path = folder.path("stopped.db3")
+        let database = try GameDatabase(path: path)
+        XCTAssertEqual(try database.importPGN(path: Shared.url("corpus/lichess/lichess_db_1000k.pgn").path).stored, 438)
+        // As a stopped import leaves the file: games in, search indexes not yet built.
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            for name in ["GamesDate", "GamesWhiteElo", "GamesPlyCount"] { try db.execute(sql: "DROP INDEX \(name)") }
+        }
+        try queue.close()
+        XCTAssertEqual(try indexes(path).count, 5)
+        _ = try GameDatabase(path: path)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        // A file made by another program (no GamesIdentity) keeps the indexes it has.
+        let foreign = folder.path("foreign.db3")
+        let other = try DatabaseQueue(path: foreign)
+        try other.write { db in
+            try db.execute(
+                sql: GameDatabase.schemaSQL.split(separator: "\n").filter {
+                    !$0.hasPrefix("CREATE INDEX GamesIdentity") && !$0.hasPrefix("CREATE INDEX GamesDate")
+                }.joined(separator: "\n"))
+        }
+        try other.close()
+        _ = try GameDatabase(path: foreign)
+        XCTAssertEqual(
+            Set(try indexes(foreign).keys), Set(schemaIndexes.keys).subtracting(["GamesIdentity", "GamesDate"]))
     }
 }

@@ -254,3 +254,7 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
     # The same file imported again completes the database without storing anything twice.
     summary = import_files(db, big)
     assert summary.endswith(f"{40 * 438 - len(games):,} stored, {len(games):,} duplicates, 0 refused\n"), summary
+    # The search indexes, built at the end of an import into a new file, are all there.
+    indexes = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"GamesDate", "GamesWhiteID", "GamesBlackID", "GamesResult", "GamesWhiteElo", "GamesBlackElo",
+            "GamesPlyCount", "GamesIdentity"} <= indexes
