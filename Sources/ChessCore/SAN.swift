@@ -398,13 +398,14 @@ extension Position {
 
     /// The move of the way most moves are written, read without listing legal moves: SAN that names one
     /// legal move, with exactly the disambiguation and capture sign it needs (the check sign
-    /// may be anything). Nil for everything else (castling, en passant, null moves, lenient
-    /// or wrong text), which `playAnySAN` reads; for what it accepts, both agree.
+    /// may be anything), and legal castling written `O-O` or `O-O-O`. Nil for everything else
+    /// (en passant, null moves, lenient or wrong text, castling that is not legal), which
+    /// `playAnySAN` reads; for what it accepts, both agree.
     @inline(__always)
     func plainMove(_ text: SANText, inCheck: Bool? = nil) -> Move? {
-        guard text.leniency.isEmpty, text.castle == nil, !text.isNull, let to = text.to,
-            text.separator == nil || text.separator == 0x78
-        else { return nil }
+        guard text.leniency.isEmpty, !text.isNull else { return nil }
+        if let kingside = text.castle { return plainCastling(kingside: kingside, inCheck: inCheck) }
+        guard let to = text.to, text.separator == nil || text.separator == 0x78 else { return nil }
         let a = Attacks.shared
         let us = turn
         let ours = pieces(us)
@@ -507,6 +508,15 @@ extension Position {
     }
 
     /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.
+    /// Legal castling on one side, by the generator's own test of the king's path; nil when
+    /// there is none.
+    func plainCastling(kingside: Bool, inCheck: Bool?) -> Move? {
+        guard !(inCheck ?? isCheck), let king = (kings & pieces(turn)).first else { return nil }
+        var found = CastlingSide(kingside: kingside)
+        generateCastling(into: &found, king: king, attacks: Attacks.shared)
+        return found.move
+    }
+
     func playAnySAN(_ text: SANText) throws(SANError) -> (SANMove, Position) {
         var text = text
         if text.isNull { return (SANMove(move: .null, leniency: text.leniency), playing(.null)) }
@@ -719,4 +729,19 @@ extension Position {
         }
         return text
     }
+}
+
+/// Keeps the castling move on one side among those the generator hands over.
+private struct CastlingSide: MoveSink {
+    let kingside: Bool
+    var move: Move?
+
+    init(kingside: Bool) { self.kingside = kingside }
+
+    mutating func add(_ move: Move) {
+        if move.isCastle && move.isKingsideCastle == kingside { self.move = move }
+    }
+    mutating func addMoves(from: Square, to targets: Bitboard) {}
+    mutating func addPawnMoves(to targets: Bitboard, delta: Int) {}
+    mutating func addPromotions(to targets: Bitboard, delta: Int) {}
 }

@@ -125,6 +125,8 @@ public final class GameDatabase: @unchecked Sendable {
     /// it first looked, and no other program wrote since): a hash of each game's identity and
     /// mainline. A game whose hash is not here is no duplicate, and needs no query.
     private var storedGameHashes: Set<Int>? = nil
+    /// Inside `withSearchIndexesBuiltAtTheEnd`, with the search indexes dropped.
+    private var searchIndexesDeferred = false
     private var eventIDs: [String: Int64] = [:]
     private var siteIDs: [String: Int64] = [:]
     private var counts: Counts?
@@ -245,7 +247,11 @@ public final class GameDatabase: @unchecked Sendable {
             }
         }
         layout = try checkWritable(db)
-        if hasGames { try restoreSearchIndexes(db) }
+        if hasGames {
+            // Not a reason to refuse the file, which works without them: the next opening
+            // tries again.
+            try? restoreSearchIndexes(db)
+        }
     }
 
     // MARK: Search indexes
@@ -257,14 +263,42 @@ public final class GameDatabase: @unchecked Sendable {
         .filter { $0.hasPrefix("CREATE INDEX ") && !$0.hasPrefix("CREATE INDEX GamesIdentity ") }
         .map { line in (String(line.split(separator: " ")[2]), String(line)) }
 
-    /// Drops the search indexes of a file that has no games yet, so that an import fills the
-    /// table alone; `restoreSearchIndexes` builds them afterwards from the whole table, which
-    /// costs less than adding each game to seven indexes as it comes. Returns whether it did.
+    /// Runs `body` (imports, typically of several files) with the search indexes of a file
+    /// this instance created and that has no games yet left out, and builds them once at the
+    /// end from the whole table: that costs less than adding each game to seven indexes as it
+    /// comes. Also after a failure, as the games stored stay, unless another program holds
+    /// the file (its next opening by pgn-lsp builds them then, as after a stopped import).
+    /// Otherwise, and inside another such call, `body` runs as it is.
+    public func withSearchIndexesBuiltAtTheEnd<T>(_ body: () throws -> T) throws -> T {
+        guard createdFile, !searchIndexesDeferred, try dropSearchIndexesOfEmptyFile() else { return try body() }
+        searchIndexesDeferred = true
+        let outcome = Result { try body() }
+        searchIndexesDeferred = false
+        var locked = false
+        if case .failure(GameStoreError.locked) = outcome { locked = true }
+        if !locked {
+            // The games are in: the system may write them to the disk while the indexes are
+            // built, instead of in the final sync.
+            _ = csqlite_start_writeback(path)
+            do {
+                try run { db in try self.restoreSearchIndexes(db) }
+            } catch {
+                // Reported only when the imports themselves went well.
+                if case .success = outcome { throw error }
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Drops the search indexes of a file made by this program that has no games yet; returns
+    /// whether it did.
     func dropSearchIndexesOfEmptyFile() throws -> Bool {
         try run { db in
             var dropped = false
             try db.inTransaction(.immediate) {
-                guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0 else { return .commit }
+                guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0,
+                    try db.indexes(on: "Games").contains(where: { $0.name == "GamesIdentity" })
+                else { return .commit }
                 for index in GameDatabase.searchIndexes {
                     try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
                 }

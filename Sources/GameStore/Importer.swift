@@ -1,4 +1,3 @@
-import CSQLiteSetup
 import Dispatch
 import Foundation
 import PGN
@@ -107,15 +106,23 @@ extension GameDatabase {
         if unsynced {
             try run { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
         }
-        // Into a file without games, the search indexes are built once at the end. Should the
-        // import be stopped before, the next opening of the file builds them.
-        let deferredIndexes = unsynced ? try dropSearchIndexesOfEmptyFile() : false
         defer {
             if unsynced {
                 _ = try? run { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 syncFile()
             }
         }
+        return try withSearchIndexesBuiltAtTheEnd {
+            try runPipeline(
+                totalBytes: totalBytes, firstIndex: firstIndex, progress: progress, written: written,
+                nextPiece: nextPiece)
+        }
+    }
+
+    private func runPipeline(
+        totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
+        written: (@Sendable (Int) -> Void)?, nextPiece: () throws -> ImportPiece?
+    ) throws -> StoreReport {
 
         // Enough pieces in flight that the workers need not wait for the writer, which works
         // alongside them: a mapped file's pages go once written, the encoded games once stored.
@@ -192,25 +199,7 @@ extension GameDatabase {
         pipeline.close(count: count, error: cutError)
         writing.wait()
         reading.wait()
-        let outcome = Result { try pipeline.result() }
-        var locked = false
-        if case .failure(GameStoreError.locked) = outcome { locked = true }
-        // Also after a failure, as the games stored stay, unless another program holds the
-        // file: its next opening builds them then. A failure to build them is reported only
-        // when the import itself went well.
-        if unsynced {
-            // The games are in: the system may write them to the disk while the indexes are
-            // built, instead of in the final sync.
-            _ = csqlite_start_writeback(path)
-        }
-        if deferredIndexes && !locked {
-            do {
-                try run { db in try self.restoreSearchIndexes(db) }
-            } catch {
-                if case .success = outcome { throw error }
-            }
-        }
-        return try outcome.get()
+        return try pipeline.result()
     }
 }
 

@@ -42,19 +42,22 @@ struct Import: ParsableCommand {
         let bar = ProgressBar(enabled: isatty(2) == 1)
         var total = StoreReport()
         var refused: [(String, RefusedGame)] = []
-        for path in files {
-            let report: StoreReport
-            do {
-                report = try database.importPGN(path: path) { progress in
-                    bar.show(path: path, progress)
+        // Into a new file, the search indexes are built once, after the last file.
+        try database.withSearchIndexesBuiltAtTheEnd {
+            for path in files {
+                let report: StoreReport
+                do {
+                    report = try database.importPGN(path: path) { progress in
+                        bar.show(path: path, progress)
+                    }
+                } catch {
+                    bar.clear()
+                    throw ValidationError("\(path): \(error)")
                 }
-            } catch {
                 bar.clear()
-                throw ValidationError("\(path): \(error)")
+                refused += report.refused.map { (path, $0) }
+                total.add(report)
             }
-            bar.clear()
-            refused += report.refused.map { (path, $0) }
-            total.add(report)
         }
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18

@@ -66,37 +66,40 @@ final class PlainSANTests: XCTestCase {
         var commonTexts = 0
         var canonicalPlain = 0
         var compared = 0
+        var plainCastles = 0
         for position in all {
-            for move in position.legalMoves {
-                for text in Self.spellings(of: move, in: position) {
-                    let bytes = Array(text.utf8)
-                    bytes.withUnsafeBufferPointer { buffer in
-                        // The common shapes are read apart: the same way as any text.
-                        if let common = SANText(common: buffer) {
-                            XCTAssertEqual(common, SANText(parsing: buffer), text)
-                            commonTexts += 1
-                        }
-                        guard let san = SANText(buffer) else { return }
-                        let general: Result<(SANMove, Position), SANError>
-                        do throws(SANError) {
-                            general = .success(try position.playAnySAN(san))
-                        } catch {
-                            general = .failure(error)
-                        }
-                        compared += 1
-                        // Told whether the side to move is in check, it finds the same move.
-                        XCTAssertEqual(
-                            position.plainMove(san, inCheck: position.isCheck), position.plainMove(san), text)
-                        guard let plain = position.playPlainSAN(san) else { return }
-                        plainTexts += 1
-                        if text == position.san(move) { canonicalPlain += 1 }
-                        switch general {
-                        case .success(let (read, after)):
-                            XCTAssertEqual(plain.0, read, "\(position.fen) \(text)")
-                            XCTAssertEqual(plain.1, after, "\(position.fen) \(text)")
-                        case .failure(let error):
-                            XCTFail("\(position.fen) \(text): plain reading gave a move, general \(error)")
-                        }
+            // Castling on both sides, legal or not, beside the spellings of each legal move.
+            let texts = ["O-O", "O-O-O"] + position.legalMoves.flatMap { Self.spellings(of: $0, in: position) }
+            let canonical = Set(position.legalMoves.map { position.san($0) })
+            for text in texts {
+                let bytes = Array(text.utf8)
+                bytes.withUnsafeBufferPointer { buffer in
+                    // The common shapes are read apart: the same way as any text.
+                    if let common = SANText(common: buffer) {
+                        XCTAssertEqual(common, SANText(parsing: buffer), text)
+                        commonTexts += 1
+                    }
+                    guard let san = SANText(buffer) else { return }
+                    let general: Result<(SANMove, Position), SANError>
+                    do throws(SANError) {
+                        general = .success(try position.playAnySAN(san))
+                    } catch {
+                        general = .failure(error)
+                    }
+                    compared += 1
+                    // Told whether the side to move is in check, it finds the same move.
+                    XCTAssertEqual(
+                        position.plainMove(san, inCheck: position.isCheck), position.plainMove(san), text)
+                    guard let plain = position.playPlainSAN(san) else { return }
+                    plainTexts += 1
+                    if text.hasPrefix("O-O") { plainCastles += 1 }
+                    if canonical.contains(text) { canonicalPlain += 1 }
+                    switch general {
+                    case .success(let (read, after)):
+                        XCTAssertEqual(plain.0, read, "\(position.fen) \(text)")
+                        XCTAssertEqual(plain.1, after, "\(position.fen) \(text)")
+                    case .failure(let error):
+                        XCTFail("\(position.fen) \(text): plain reading gave a move, general \(error)")
                     }
                 }
             }
@@ -106,6 +109,7 @@ final class PlainSANTests: XCTestCase {
         XCTAssertGreaterThan(plainTexts, 10_000)
         XCTAssertGreaterThan(commonTexts, 10_000)
         XCTAssertGreaterThan(canonicalPlain, 5_000)
+        XCTAssertGreaterThan(plainCastles, 100)
     }
 
     func testCanonicalSANOfOrdinaryMovesIsReadThePlainWay() throws {

@@ -244,4 +244,34 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(
             Set(try indexes(foreign).keys), Set(schemaIndexes.keys).subtracting(["GamesIdentity", "GamesDate"]))
     }
+
+    func testSeveralImportsIntoANewFileBuildTheSearchIndexesOnceAfterTheLast() throws {
+        let path = folder.path("several.db3")
+        let database = try GameDatabase(path: path)
+        let one = try Shared.text("corpus/lichess/lichess_db_1000k.pgn")
+        let sources = try (1...2).map {
+            try write(one.replacingOccurrences(of: "[Round \"-\"]", with: "[Round \"\($0)\"]"), to: "part\($0).pgn")
+        }
+        let stored = try database.withSearchIndexesBuiltAtTheEnd {
+            var stored = 0
+            for source in sources {
+                stored += try database.importPGN(path: source).stored
+                // Between the files, only the index the duplicate check reads is there.
+                XCTAssertEqual(Array(try indexes(path).keys), ["GamesIdentity"])
+            }
+            return stored
+        }
+        XCTAssertEqual(stored, 876)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+        // A failure inside still leaves the file with its indexes.
+        let other = try GameDatabase(path: folder.path("failed.db3"))
+        struct Stop: Error {}
+        XCTAssertThrowsError(
+            try other.withSearchIndexesBuiltAtTheEnd {
+                _ = try other.importPGN(path: sources[0])
+                throw Stop()
+            }
+        ) { XCTAssertTrue($0 is Stop) }
+        XCTAssertEqual(try indexes(folder.path("failed.db3")), schemaIndexes)
+    }
 }
