@@ -10,8 +10,12 @@ public struct Bitboard: Sendable, Hashable, Sequence {
     public static let darkSquares = Bitboard(raw: 0xAA55_AA55_AA55_AA55)
     public static let lightSquares = Bitboard(raw: ~0xAA55_AA55_AA55_AA55)
 
-    @inlinable public static func file(_ file: Int) -> Bitboard { Bitboard(raw: 0x0101_0101_0101_0101 << UInt64(file)) }
-    @inlinable public static func rank(_ rank: Int) -> Bitboard { Bitboard(raw: 0xFF << UInt64(8 * rank)) }
+    @inlinable @inline(__always) public static func file(_ file: Int) -> Bitboard {
+        Bitboard(raw: 0x0101_0101_0101_0101 << UInt64(file))
+    }
+    @inlinable @inline(__always) public static func rank(_ rank: Int) -> Bitboard {
+        Bitboard(raw: 0xFF << UInt64(8 * rank))
+    }
 
     @inlinable public var isEmpty: Bool { raw == 0 }
     @inlinable public var isNotEmpty: Bool { raw != 0 }

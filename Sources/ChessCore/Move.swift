@@ -43,7 +43,7 @@ public struct Move: Sendable, Hashable {
     @inlinable public var isPromotion: Bool { raw >> 12 >= Kind.promotion.rawValue }
 
     /// The role a pawn promotes to, if this is a promotion.
-    @inlinable public var promotion: Role? {
+    @inlinable @inline(__always) public var promotion: Role? {
         let code = raw >> 12
         return code >= 4 ? Role(rawValue: UInt8(code - 3)) : nil
     }

@@ -55,7 +55,7 @@ public struct Position: Sendable {
     @inlinable public func pieces(_ color: Color, _ role: Role) -> Bitboard { pieces(color) & pieces(role) }
 
     /// The role of whatever stands on `square`, if anything.
-    @inlinable public func role(at square: Square) -> Role? {
+    @inlinable @inline(__always) public func role(at square: Square) -> Role? {
         let bit = square.bitboard
         if (occupied & bit).isEmpty { return nil }
         if (pawns & bit).isNotEmpty { return .pawn }
