@@ -81,7 +81,8 @@ struct Export: ParsableCommand {
         discussion: """
             Reads En Croissant's Moves (with comments, NAGs and variations), ocgdb's Moves2, \
             text Moves and two-byte Moves layouts. Writes to standard output unless --output is \
-            given; the count and any game that could not be read go to standard error.
+            given; the count and any game that could not be read go to standard error, and \
+            such a game makes the exit status 1.
             """)
 
     @Option(help: "The database file.")
@@ -133,6 +134,8 @@ struct Export: ParsableCommand {
         if !ids.isEmpty && report.exported + report.failed.count < Set(ids).count {
             throw ValidationError("some of the requested IDs are not in the database")
         }
+        // As `import` does for refused games: the output is short of what was asked.
+        if !report.failed.isEmpty { throw ExitCode(1) }
     }
 }
 

@@ -258,3 +258,22 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
     indexes = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"GamesDate", "GamesWhiteID", "GamesBlackID", "GamesResult", "GamesWhiteElo", "GamesBlackElo",
             "GamesPlyCount", "GamesIdentity"} <= indexes
+
+
+def test_export_lists_a_game_it_cannot_read_and_exits_with_1(tmp_path):
+    db = tmp_path / "damaged.db3"
+    import_files(db, LICHESS)
+    connection = sqlite3.connect(db)
+    # Move index 200 from the starting position: no position has that many moves.
+    connection.execute("UPDATE Games SET Moves = X'C8', Moves2 = NULL WHERE ID = 5")
+    connection.commit()
+    connection.close()
+    result = run(["export", "--db", str(db)], check=False)
+    assert result.returncode == 1
+    assert "skipped: game 5" in result.stderr, result.stderr
+    assert result.stdout.count("[Event ") == 437
+    assert "437 games exported" in result.stderr
+    # Without the damaged game, the same export succeeds.
+    ids = [arg for k in (1, 2, 3) for arg in ("--id", str(k))]
+    assert run(["export", "--db", str(db), *ids]).stdout.count("[Event ") == 3
+
