@@ -267,10 +267,17 @@ public final class GameDatabase: @unchecked Sendable {
     /// this instance created and that has no games yet left out, and builds them once at the
     /// end from the whole table: that costs less than adding each game to seven indexes as it
     /// comes. Also after a failure, as the games stored stay, unless another program holds
-    /// the file (its next opening by pgn-lsp builds them then, as after a stopped import).
-    /// Otherwise, and inside another such call, `body` runs as it is.
+    /// the file (its next opening by pgn-lsp, or import through an instance, builds them
+    /// then, as after a stopped import). Otherwise `body` runs with the indexes in place, and
+    /// inside another such call, as it is.
     public func withSearchIndexesBuiltAtTheEnd<T>(_ body: () throws -> T) throws -> T {
-        guard createdFile, !searchIndexesDeferred, try dropSearchIndexesOfEmptyFile() else { return try body() }
+        guard !searchIndexesDeferred else { return try body() }
+        guard createdFile, try dropSearchIndexesOfEmptyFile() else {
+            // A file with games keeps its indexes up to date as games come: any left out by
+            // an import that stopped since this instance opened the file are built first.
+            try run { db in try self.restoreSearchIndexes(db) }
+            return try body()
+        }
         searchIndexesDeferred = true
         let outcome = Result { try body() }
         searchIndexesDeferred = false

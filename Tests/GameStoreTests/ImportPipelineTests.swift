@@ -230,6 +230,15 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(try indexes(path).count, 5)
         _ = try GameDatabase(path: path)
         XCTAssertEqual(try indexes(path), schemaIndexes)
+        // An instance that opened the file before the stop builds them at its next import.
+        let again = try DatabaseQueue(path: path)
+        try again.write { db in try db.execute(sql: "DROP INDEX GamesResult") }
+        try again.close()
+        let second = try write(
+            try Shared.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
+                of: "[Round \"-\"]", with: "[Round \"2\"]"), to: "second.pgn")
+        XCTAssertEqual(try database.importPGN(path: second).stored, 438)
+        XCTAssertEqual(try indexes(path), schemaIndexes)
         // A file made by another program (no GamesIdentity) keeps the indexes it has.
         let foreign = folder.path("foreign.db3")
         let other = try DatabaseQueue(path: foreign)
