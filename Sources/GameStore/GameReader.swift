@@ -118,6 +118,16 @@ extension GameDatabase {
         }
     }
 
+    /// How an export reads `Comments` over its batches of games. When the table's rows come in
+    /// game order (checked once), each batch reads on from where the last one stopped: one
+    /// pass over the table in all. Otherwise each batch reads the whole table.
+    struct CommentScan {
+        /// Nil until checked.
+        var inGameOrder: Bool?
+        /// The ID of the last comment row read.
+        var lastCommentID = Int64.min
+    }
+
     /// One game, decoded.
     public func game(id: Int64) throws -> StoredGame {
         let (rows, layout) = try run { db -> ([GameRow], ReadLayout) in
@@ -152,10 +162,12 @@ extension GameDatabase {
         var lastID: Int64?
         let batchSize = 2_048
         var first = true
+        var comments = CommentScan()
         while true {
             let rows = try run { db in
                 try fetchRows(
-                    db, layout: layout, where: condition, arguments: arguments, afterID: lastID, limit: batchSize)
+                    db, layout: layout, where: condition, arguments: arguments, afterID: lastID, limit: batchSize,
+                    comments: &comments)
             }
             if rows.isEmpty { break }
             lastID = rows.last!.id
@@ -209,6 +221,19 @@ extension GameDatabase {
     private func fetchRows(
         _ db: Database, layout: ReadLayout, where condition: String?, arguments: StatementArguments, afterID: Int64?,
         limit: Int
+    ) throws -> [GameRow] {
+        // One batch: reading the table once for it costs least.
+        var comments = CommentScan(inGameOrder: false)
+        return try fetchRows(
+            db, layout: layout, where: condition, arguments: arguments, afterID: afterID, limit: limit,
+            comments: &comments)
+    }
+
+    /// Reads rows of `Games` in ID order, with their names and, when their moves do not hold
+    /// their comments, the rows of `Comments`, read as `comments` says.
+    private func fetchRows(
+        _ db: Database, layout: ReadLayout, where condition: String?, arguments: StatementArguments, afterID: Int64?,
+        limit: Int, comments scan: inout CommentScan
     ) throws -> [GameRow] {
         func column(_ name: String) -> String { layout.has(name) ? "g.\(name)" : "NULL" }
         let eventName = layout.hasEvents && layout.has("EventID") ? "e.Name" : "NULL"
@@ -279,7 +304,22 @@ extension GameDatabase {
         {
             index[row.id] = k
         }
-        if layout.hasComments, let firstID = index.keys.min(), let lastID = index.keys.max() {
+        guard layout.hasComments, let firstID = index.keys.min(), let lastID = index.keys.max() else { return rows }
+        if scan.inGameOrder == nil { scan.inGameOrder = try commentsComeInGameOrder(db) }
+        if scan.inGameOrder == true {
+            // From where the last batch stopped to the first comment of a later game.
+            let comments = try Row.fetchCursor(
+                db, sql: "SELECT ID, GameID, Ply, Comment FROM Comments WHERE ID > ? ORDER BY ID",
+                arguments: [scan.lastCommentID])
+            while let comment = try comments.next() {
+                let gameID = comment[1] as Int64?
+                if let gameID, gameID > lastID { break }
+                scan.lastCommentID = comment[0]
+                guard let gameID, let k = index[gameID] else { continue }
+                rows[k].comments.append((comment[2] as Int? ?? -1, comment[3] as String? ?? ""))
+            }
+        } else {
+            // Each batch reads the whole table (it has no index on GameID).
             let comments = try Row.fetchCursor(
                 db, sql: "SELECT GameID, Ply, Comment FROM Comments WHERE GameID BETWEEN ? AND ? ORDER BY GameID, ID",
                 arguments: [firstID, lastID])
@@ -289,6 +329,21 @@ extension GameDatabase {
             }
         }
         return rows
+    }
+
+    /// Whether every row of `Comments` comes, in ID order, after those of earlier games (as
+    /// ocgdb and pgn-lsp write them, a game's comments right after the game): one pass over
+    /// the table, in SQLite.
+    private func commentsComeInGameOrder(_ db: Database) throws -> Bool {
+        let statement = try PreparedStatement(db, "SELECT GameID FROM Comments WHERE GameID IS NOT NULL ORDER BY ID")
+        defer { statement.reset() }
+        var previous = Int64.min
+        while try statement.step() {
+            let gameID = statement.int64(column: 0)
+            if gameID < previous { return false }
+            previous = gameID
+        }
+        return true
     }
 
     private func text(_ row: Row, _ index: Int) -> String? {

@@ -173,4 +173,79 @@ final class ReaderTests: XCTestCase {
             XCTAssertEqual(error as? GameStoreError, .noSuchGame(id: 99))
         }
     }
+
+    /// Three ocgdb games (1. e4, 1. d4, 1. c4) whose comment rows are inserted in `order` of
+    /// their game IDs, one before the first move and one after it for each.
+    func ocgdbGamesWithComments(_ name: String, order: [Int]) throws -> String {
+        // e2e4, d2d4, c2c4 in Moves2's layout: from | to << 6.
+        let codes: [UInt16] = [12 | 28 << 6, 11 | 27 << 6, 10 | 26 << 6]
+        let moves = codes.map { ReaderTests.bytes([$0]) }
+        var sql = ocgdbTables + "INSERT INTO Info VALUES ('Data Structure Version', '0.6');"
+        for (k, blob) in moves.enumerated() {
+            let hex = blob.map { String(format: "%02x", $0) }.joined()
+            sql += "INSERT INTO Games (ID, Result, Moves2) VALUES (\(k + 1), '*', x'\(hex)');"
+        }
+        for game in order {
+            sql += "INSERT INTO Comments (GameID, Ply, Comment) VALUES (\(game), -1, 'before \(game)');"
+            sql += "INSERT INTO Comments (GameID, Ply, Comment) VALUES (\(game), 0, 'after \(game)');"
+        }
+        // A row for no game is left out.
+        sql += "INSERT INTO Comments (GameID, Ply, Comment) VALUES (NULL, 0, 'lost');"
+        return try make(name, sql)
+    }
+
+    func testCommentRowsComeBackWithTheirGamesInWhateverOrderTheyWereStored() throws {
+        let expected = [
+            "{before 1} 1. e4 {after 1} *", "{before 2} 1. d4 {after 2} *", "{before 3} 1. c4 {after 3} *",
+        ]
+        // In game order, as ocgdb and pgn-lsp write them (read in one pass), and out of it.
+        for order in [[1, 2, 3], [2, 1, 3], [3, 2, 1], [1, 3, 2]] {
+            let path = try ocgdbGamesWithComments("order\(order.map(String.init).joined()).db3", order: order)
+            let database = try GameDatabase.openForReading(path: path)
+            var text = ""
+            let report = try database.exportPGN { text += $0 }
+            XCTAssertEqual(report.exported, 3)
+            let movetexts = text.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init)
+            XCTAssertEqual(movetexts, expected, "\(order)")
+            XCTAssertFalse(text.contains("lost"))
+            // One game alone, and those of a list.
+            XCTAssertTrue(try database.game(id: 2).pgn.contains(expected[1]), "\(order)")
+            var two = ""
+            _ = try database.exportPGN(ids: [3, 1]) { two += $0 }
+            let listed = two.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init)
+            XCTAssertEqual(listed, [expected[0], expected[2]])
+        }
+    }
+
+    func testCommentRowsOutOfGameOrderComeBackAcrossBatches() throws {
+        // 2,100 games of 1. e4 (more than one batch of the export); the comment of the last
+        // game is stored first.
+        let path = try make(
+            "batches.db3",
+            ocgdbTables
+                + """
+                INSERT INTO Info VALUES ('Data Structure Version', '0.6');
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2100)
+                    INSERT INTO Games (ID, Result, Moves2) SELECT i, '*', x'0c07' FROM n;
+                INSERT INTO Comments (GameID, Ply, Comment) VALUES (2100, -1, 'last'), (1, 0, 'first'),
+                    (2049, 0, 'second batch');
+                """)
+        for ordered in [false, true] {
+            if ordered {
+                // The same comments in game order.
+                try DatabaseQueue(path: path).write { db in
+                    try db.execute(sql: "UPDATE Comments SET ID = ID + 10 WHERE GameID = 2100")
+                }
+            }
+            var text = ""
+            let report = try GameDatabase.openForReading(path: path).exportPGN { text += $0 }
+            XCTAssertEqual(report.exported, 2_100)
+            let movetexts = text.split(separator: "\n").filter { $0.hasPrefix("1.") || $0.hasPrefix("{") }
+            XCTAssertEqual(movetexts.count, 2_100)
+            XCTAssertEqual(movetexts[0], "1. e4 {first} *", "ordered: \(ordered)")
+            XCTAssertEqual(movetexts[2_048], "1. e4 {second batch} *", "ordered: \(ordered)")
+            XCTAssertEqual(movetexts[2_099], "{last} 1. e4 *", "ordered: \(ordered)")
+            XCTAssertEqual(movetexts.filter { $0.contains("{") }.count, 3)
+        }
+    }
 }

@@ -148,4 +148,14 @@ final class RoundTripTests: XCTestCase {
         let games = try roundTrip(["corpus/scid/res_gameUTF8.pgn"], content: .mainline)
         XCTAssertTrue(games.contains { $0.movetext.contains("(") }, "the source has variations")
     }
+
+    func testMainlineCommentsComeBackFromTheirRowsOverSeveralBatches() throws {
+        // The export reads 2,048 games at a time: the comment rows are read on from where the
+        // batch before stopped.
+        // 1,802 games, then 438 with clock comments: both batches have commented games.
+        let files = ["corpus/collections/Malakhov.pgn", "corpus/lichess/lichess_db_1000k.pgn"]
+        let games = try roundTrip(files, content: .mainline)
+        XCTAssertGreaterThan(games.count, 2_048)
+        XCTAssertGreaterThan(games.filter { $0.movetext.contains { $0.hasPrefix("{") } }.count, 400, "clock comments")
+    }
 }
