@@ -342,33 +342,38 @@ struct KeyCollector: MoveSink {
         }
     }
 
-    /// The move with exactly `index` smaller keys (keys are unique): quickselect.
+    /// The move with exactly `index` smaller keys (keys are unique): quickselect, on the keys'
+    /// memory (the inline array's checked subscript cost more than the selection itself).
     mutating func select(_ index: Int) -> Move {
-        var low = 0
-        var high = count - 1
-        while low < high {
-            let pivot = keys[(low + high) / 2]
-            var i = low
-            var j = high
-            while i <= j {
-                while keys[i] < pivot { i &+= 1 }
-                while keys[j] > pivot { j &-= 1 }
-                if i <= j {
-                    let t = keys[i]
-                    keys[i] = keys[j]
-                    keys[j] = t
-                    i &+= 1
-                    j &-= 1
+        let count = self.count
+        return withUnsafeMutablePointer(to: &keys) { storage in
+            let keys = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: UInt64.self)
+            var low = 0
+            var high = count - 1
+            while low < high {
+                let pivot = keys[(low + high) / 2]
+                var i = low
+                var j = high
+                while i <= j {
+                    while keys[i] < pivot { i &+= 1 }
+                    while keys[j] > pivot { j &-= 1 }
+                    if i <= j {
+                        let t = keys[i]
+                        keys[i] = keys[j]
+                        keys[j] = t
+                        i &+= 1
+                        j &-= 1
+                    }
+                }
+                if index <= j {
+                    high = j
+                } else if index >= i {
+                    low = i
+                } else {
+                    break
                 }
             }
-            if index <= j {
-                high = j
-            } else if index >= i {
-                low = i
-            } else {
-                break
-            }
+            return Move(raw: UInt16(truncatingIfNeeded: keys[index]))
         }
-        return Move(raw: UInt16(truncatingIfNeeded: keys[index]))
     }
 }

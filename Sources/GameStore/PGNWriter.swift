@@ -147,30 +147,34 @@ public enum PGNWriter {
         /// `{text}`, split at spaces so that long comments wrap; line breaks become spaces and
         /// braces parentheses (a `{}` comment cannot hold them).
         mutating func comment(_ text: String) {
-            var first = true
-            var current: [UInt8] = []
-            func emit() {
-                if first {
-                    word(CollectionOfOne(UInt8(0x7B)))
-                    appendToWord(current)
-                    first = false
-                } else {
-                    word(current)
+            var text = text
+            text.withUTF8 { bytes in
+                var first = true
+                var k = 0
+                while k < bytes.count {
+                    while k < bytes.count && Wrapper.isSpace(bytes[k]) { k += 1 }
+                    guard k < bytes.count else { break }
+                    let start = k
+                    while k < bytes.count && !Wrapper.isSpace(bytes[k]) { k += 1 }
+                    if first {
+                        word(CollectionOfOne(UInt8(0x7B)))
+                        first = false
+                    } else {
+                        word(EmptyCollection())
+                    }
+                    let from = pending.count
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<k]))
+                    for i in from..<pending.count {
+                        if pending[i] == 0x7B { pending[i] = 0x28 } else if pending[i] == 0x7D { pending[i] = 0x29 }
+                    }
                 }
-                current.removeAll(keepingCapacity: true)
+                if first { word(CollectionOfOne(UInt8(0x7B))) }
             }
-            for byte in text.utf8 {
-                switch byte {
-                case 0x20, 0x0A, 0x0D, 0x09:
-                    if !current.isEmpty { emit() }
-                case 0x7B: current.append(0x28)
-                case 0x7D: current.append(0x29)
-                default: current.append(byte)
-                }
-            }
-            if !current.isEmpty || first { emit() }
             appendToWord(CollectionOfOne(UInt8(0x7D)))
         }
+
+        @inline(__always)
+        static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
         mutating func flush() {
             guard !pending.isEmpty else { return }

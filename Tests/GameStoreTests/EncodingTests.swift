@@ -211,4 +211,20 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(reason(4), "game 15, illegal move 1...Qh4 in a variation")
         XCTAssertEqual(reason(5), "game 16, null move 1...--: the database cannot hold it")
     }
+
+    func testCommentsAreWrittenAsOneBraceCommentEach() throws {
+        let start = Position.startingPosition
+        let e4 = start.move(san: "e4")!
+        let long = (1...30).map { "word\($0)" }.joined(separator: " ")
+        let text = PGNWriter.movetext(
+            [
+                .comment(""), .move(e4), .comment("a {b} c"), .comment(" line\nbreak\t and  spaces "),
+                .comment("é è"), .comment(long),
+            ], from: start, result: "*", lineLength: 80)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertTrue(lines.allSatisfy { $0.count < 80 }, text)
+        XCTAssertEqual(
+            lines.joined(separator: " "),
+            "{} 1. e4 {a (b) c} {line break and spaces} {é è} {\(long)} *")
+    }
 }
