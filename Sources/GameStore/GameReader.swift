@@ -159,43 +159,56 @@ extension GameDatabase {
             let list = ids.map(String.init).joined(separator: ",")
             condition = (condition.map { $0 + " AND " } ?? "") + "g.ID IN (\(list))"
         }
-        var lastID: Int64?
         let batchSize = 2_048
         var first = true
         var comments = CommentScan()
-        while true {
-            let rows = try run { db in
+        func fetch(after id: Int64?) throws -> [GameRow] {
+            try run { db in
                 try fetchRows(
-                    db, layout: layout, where: condition, arguments: arguments, afterID: lastID, limit: batchSize,
+                    db, layout: layout, where: condition, arguments: arguments, afterID: id, limit: batchSize,
                     comments: &comments)
             }
-            if rows.isEmpty { break }
-            lastID = rows.last!.id
+        }
+        let width = max(1, ProcessInfo.processInfo.activeProcessorCount) * 4
+        var rows = try fetch(after: nil)
+        while !rows.isEmpty {
+            let batch = rows
             nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<StoredGame, GameStoreError>>
-                .allocate(capacity: rows.count)
-            nonisolated(unsafe) let texts = UnsafeMutableBufferPointer<String>.allocate(capacity: rows.count)
+                .allocate(capacity: batch.count)
+            nonisolated(unsafe) let texts = UnsafeMutableBufferPointer<String>.allocate(capacity: batch.count)
             texts.initialize(repeating: "")
-            let width = max(1, ProcessInfo.processInfo.activeProcessorCount) * 4
-            let chunk = (rows.count + width - 1) / width
-            DispatchQueue.concurrentPerform(iterations: width) { part in
+            defer {
+                results.deinitialize()
+                results.deallocate()
+                texts.deinitialize()
+                texts.deallocate()
+            }
+            let chunk = (batch.count + width - 1) / width
+            let decoding = DispatchGroup()
+            for part in 0..<width {
                 let lower = part * chunk
-                let upper = min(rows.count, lower + chunk)
-                guard lower < upper else { return }
-                for k in lower..<upper {
-                    do {
-                        let game = try GameDatabase.decode(rows[k], layout: layout)
-                        texts[k] = game.pgn
-                        (results.baseAddress! + k).initialize(to: .success(game))
-                    } catch {
-                        let failure =
-                            (error as? GameStoreError)
-                            ?? .unreadableGame(id: rows[k].id, reason: "\(error)")
-                        (results.baseAddress! + k).initialize(to: .failure(failure))
+                let upper = min(batch.count, lower + chunk)
+                guard lower < upper else { break }
+                DispatchQueue.global().async(group: decoding) {
+                    for k in lower..<upper {
+                        do {
+                            let game = try GameDatabase.decode(batch[k], layout: layout)
+                            texts[k] = game.pgn
+                            (results.baseAddress! + k).initialize(to: .success(game))
+                        } catch {
+                            let failure =
+                                (error as? GameStoreError)
+                                ?? .unreadableGame(id: batch[k].id, reason: "\(error)")
+                            (results.baseAddress! + k).initialize(to: .failure(failure))
+                        }
                     }
                 }
             }
+            // The next batch is read while this one is decoded.
+            let next = Result { batch.count < batchSize ? [] : try fetch(after: batch.last!.id) }
+            decoding.wait()
             var output = ""
-            for k in 0..<rows.count {
+            for k in 0..<batch.count {
                 switch results[k] {
                 case .success(let game):
                     if !first { output += "\n" }
@@ -207,12 +220,8 @@ extension GameDatabase {
                     report.failed.append(error)
                 }
             }
-            results.deinitialize()
-            results.deallocate()
-            texts.deinitialize()
-            texts.deallocate()
             try write(output)
-            if rows.count < batchSize { break }
+            rows = try next.get()
         }
         return report
     }
