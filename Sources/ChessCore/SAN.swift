@@ -181,15 +181,9 @@ struct SANText: Equatable {
         self.init()
         self.check = check
         to = Square(toRank * 8 + toFile)
+        /// A piece letter as SAN writes it: upper case, and never `P`.
         @inline(__always) func piece(_ c: UInt8) -> Role? {
-            switch c {
-            case 0x4E: return .knight
-            case 0x42: return .bishop
-            case 0x52: return .rook
-            case 0x51: return .queen
-            case 0x4B: return .king
-            default: return nil
-            }
+            c & 0x20 == 0 && c != 0x50 ? Role(ascii: c) : nil
         }
         switch n {
         case 2:
@@ -507,7 +501,6 @@ extension Position {
         return text.promotion.map { Move(from: from, to: to, promotion: $0) } ?? Move(from: from, to: to)
     }
 
-    /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.
     /// Legal castling on one side, by the generator's own test of the king's path; nil when
     /// there is none.
     func plainCastling(kingside: Bool, inCheck: Bool?) -> Move? {
@@ -517,6 +510,7 @@ extension Position {
         return found.move
     }
 
+    /// Reads any move text `SANText` understood, leniently, with a reason for every refusal.
     func playAnySAN(_ text: SANText) throws(SANError) -> (SANMove, Position) {
         var text = text
         if text.isNull { return (SANMove(move: .null, leniency: text.leniency), playing(.null)) }

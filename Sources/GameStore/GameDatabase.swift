@@ -304,7 +304,7 @@ public final class GameDatabase: @unchecked Sendable {
             var dropped = false
             try db.inTransaction(.immediate) {
                 guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0,
-                    try db.indexes(on: "Games").contains(where: { $0.name == "GamesIdentity" })
+                    try GameDatabase.indexNames(db).contains("GamesIdentity")
                 else { return .commit }
                 for index in GameDatabase.searchIndexes {
                     try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
@@ -320,7 +320,7 @@ public final class GameDatabase: @unchecked Sendable {
     /// `GamesIdentity` index): after an import, or when an import was stopped before its end.
     /// Files made by other programs keep the indexes they have.
     func restoreSearchIndexes(_ db: Database) throws {
-        let names = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
+        let names = try GameDatabase.indexNames(db)
         guard names.contains("GamesIdentity") else { return }
         let missing = GameDatabase.searchIndexes.filter { !names.contains($0.name) }
         guard !missing.isEmpty else { return }
@@ -332,6 +332,11 @@ public final class GameDatabase: @unchecked Sendable {
             for index in missing { try db.execute(sql: index.sql) }
             return .commit
         }
+    }
+
+    /// The names of the file's indexes. A file with `GamesIdentity` was made by this program.
+    private static func indexNames(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
     }
 
     /// The optional parts of the file's schema; throws when the file lacks what every write needs.

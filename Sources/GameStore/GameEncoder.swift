@@ -438,6 +438,8 @@ public enum GameEncoder {
         }
     }
 
+    /// Space, tab or line break: the white space between words of a comment, and around the
+    /// tokens of plainly written PGN (the parser's lexer also takes vertical tab and form feed).
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 

@@ -49,10 +49,6 @@ struct ImportScanner {
 
         @inline(__always) func byte(_ k: Int) -> UInt8 { k < bytes.count ? bytes[k] : 0 }
 
-        @inline(__always) static func isSpace(_ c: UInt8) -> Bool {
-            c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
-        }
-
         @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
         /// `Lexer.isSymbolByte`, by table.
@@ -67,7 +63,7 @@ struct ImportScanner {
         let symbols = Scan.symbolTable
 
         @inline(__always) mutating func skipSpace() {
-            while i < bytes.count && Scan.isSpace(bytes[i]) { i += 1 }
+            while i < bytes.count && GameEncoder.isSpace(bytes[i]) { i += 1 }
         }
 
         /// One game from its first tag to its termination marker.
@@ -162,7 +158,7 @@ struct ImportScanner {
             _ gameStart: Int, _ game: inout GameSyntax, _ depth: Int, result: GameResult, _ start: Int
         ) -> Bool {
             guard depth == 0 else { return false }
-            if i < bytes.count && !Scan.isSpace(bytes[i]) { return false }
+            if i < bytes.count && !GameEncoder.isSpace(bytes[i]) { return false }
             let end = i
             game.nodes.append(MovetextNode(kind: .result, range: start..<end, value: result.rawValue))
             skipSpace()

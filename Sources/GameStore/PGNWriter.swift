@@ -152,10 +152,10 @@ public enum PGNWriter {
                 var first = true
                 var k = 0
                 while k < bytes.count {
-                    while k < bytes.count && Wrapper.isSpace(bytes[k]) { k += 1 }
+                    while k < bytes.count && GameEncoder.isSpace(bytes[k]) { k += 1 }
                     guard k < bytes.count else { break }
                     let start = k
-                    while k < bytes.count && !Wrapper.isSpace(bytes[k]) { k += 1 }
+                    while k < bytes.count && !GameEncoder.isSpace(bytes[k]) { k += 1 }
                     if first {
                         word(CollectionOfOne(UInt8(0x7B)))
                         first = false
@@ -172,9 +172,6 @@ public enum PGNWriter {
             }
             appendToWord(CollectionOfOne(UInt8(0x7D)))
         }
-
-        @inline(__always)
-        static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
         mutating func flush() {
             guard !pending.isEmpty else { return }
