@@ -75,7 +75,8 @@ public final class EnginePool: Sendable {
 
     /// Analyses `position`, from the cache when a deep enough result is there. `waitingAtMost`
     /// bounds the wait for a free engine (nil: wait as long as it takes); when it passes, the
-    /// answer is nil. A crash or a hang restarts the engine and tries once more.
+    /// answer is nil. A crash restarts the engine and tries once more; a hang ends the engine
+    /// and fails (the next search starts a new one), so that it costs one search's deadline.
     public func analyse(
         _ position: Position, limit: SearchLimit, newGame: Bool = false, waitingAtMost wait: Duration? = nil
     ) async throws -> PositionAnalysis? {
@@ -96,7 +97,8 @@ public final class EnginePool: Sendable {
                 }
                 state.withLock { $0.searches += 1 }
                 let result = try await engine.analyse(position, limit: limit, newGame: newGame)
-                if result.depth > 0 {
+                // A stopped search is not what a later caller with time to wait asked for.
+                if result.complete, result.depth > 0 {
                     let key = cacheKey(position)
                     state.withLock { state in
                         if (state.cache[key]?.depth ?? -1) < result.depth { state.cache[key] = result }
@@ -110,6 +112,7 @@ public final class EnginePool: Sendable {
                     slot.engine = nil
                     attempt += 1
                     state.withLock { $0.restarts += 1 }
+                    if case .timedOut = error { throw error }
                     if attempt > 1 || Task.isCancelled { throw error }
                 case .notFound, .cannotStart, .notUCI:
                     state.withLock { $0.failure = error }

@@ -29,8 +29,11 @@ final class LineQueue: Sendable {
 
     var hasExited: Bool { state.withLock { $0.exited } }
 
-    /// The next line, waiting at most until `deadline`.
+    /// The next line, waiting at most until `deadline`. Once the deadline has passed the answer
+    /// is `timedOut`, even with lines waiting: a program that prints without end cannot hold
+    /// its reader past it.
     func next(before deadline: ContinuousClock.Instant) async -> LineEvent {
+        guard ContinuousClock.now < deadline else { return .timedOut }
         if let ready = state.withLock({ state -> LineEvent? in Self.take(&state) }) { return ready }
         return await withCheckedContinuation { continuation in
             let id = state.withLock { state -> Int? in

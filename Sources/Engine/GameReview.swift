@@ -57,21 +57,24 @@ extension Score {
         switch self {
         case .mate(let n): return "#\(n)"
         case .centipawns(let cp):
-            let sign = cp < 0 ? "-" : ""
-            let value = abs(cp)
-            let hundredths = value % 100
-            return "\(sign)\(value / 100).\(hundredths < 10 ? "0" : "")\(hundredths)"
+            return (cp < 0 ? "-" : "") + Self.pawns(cp.magnitude)
         }
     }
 
     /// For people: `+0.35`, `−2.10`, `#3`, `#−3` (with a true minus sign).
     public var displayText: String {
         switch self {
-        case .mate(let n): return n < 0 ? "#−\(-n)" : "#\(n)"
+        case .mate(let n): return n < 0 ? "#−\(n.magnitude)" : "#\(n)"
         case .centipawns(let cp):
-            let text = Score.centipawns(abs(cp)).pgnText
+            let text = Self.pawns(cp.magnitude)
             return cp > 0 ? "+\(text)" : cp < 0 ? "−\(text)" : text
         }
+    }
+
+    /// `2.05` for 205 centipawns (the magnitude, so that no value overflows).
+    private static func pawns(_ centipawns: UInt) -> String {
+        let hundredths = centipawns % 100
+        return "\(centipawns / 100).\(hundredths < 10 ? "0" : "")\(hundredths)"
     }
 }
 
@@ -107,7 +110,9 @@ public enum GameReviewer {
                             guard let analysis = try await pool.analyse(shared[index], limit: limit) else {
                                 throw CancellationError()
                             }
-                            if !analysis.complete { throw CancellationError() }
+                            // A search stopped at its deadline gives what it found; one stopped
+                            // because the review is cancelled ends it.
+                            if !analysis.complete { try Task.checkCancellation() }
                             found.append((index, analysis))
                         }
                         progress(next.finish(), total)

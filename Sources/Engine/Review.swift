@@ -7,11 +7,26 @@ public enum Score: Sendable, Hashable {
     case centipawns(Int)
     case mate(Int)
 
-    /// The same score seen from the other side.
+    /// The largest centipawn value, either way, read from an engine: a thousand pawns, far
+    /// beyond any real evaluation and far from overflowing.
+    public static let centipawnLimit = 100_000
+    /// The longest mate, in moves either way, read from an engine.
+    public static let mateLimit = 10_000
+
+    /// The same score with its value brought into ±`centipawnLimit` or ±`mateLimit`.
+    public var clamped: Score {
+        switch self {
+        case .centipawns(let cp): return .centipawns(max(-Self.centipawnLimit, min(Self.centipawnLimit, cp)))
+        case .mate(let n): return .mate(max(-Self.mateLimit, min(Self.mateLimit, n)))
+        }
+    }
+
+    /// The same score seen from the other side (`Int.min`, which has no opposite, becomes
+    /// `Int.max`).
     public var negated: Score {
         switch self {
-        case .centipawns(let cp): return .centipawns(-cp)
-        case .mate(let n): return .mate(-n)
+        case .centipawns(let cp): return .centipawns(cp == .min ? .max : -cp)
+        case .mate(let n): return .mate(n == .min ? .max : -n)
         }
     }
 

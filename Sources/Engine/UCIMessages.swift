@@ -39,7 +39,8 @@ public struct UCIInfo: Sendable, Hashable {
     public init() {}
 
     /// Reads an `info` line; nil for any other line. Unknown fields are skipped; a field whose
-    /// value is not a number is ignored rather than trusted.
+    /// value is not a number, or not a possible one (a count below 0, a WDL outside 0…1000), is
+    /// ignored rather than trusted, and a score is clamped (`Score.clamped`).
     public init?(line: some StringProtocol) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard words.first == "info" else { return nil }
@@ -47,8 +48,9 @@ public struct UCIInfo: Sendable, Hashable {
         func int() -> Int? {
             guard index + 1 < words.count else { return nil }
             index += 1
-            return Int(words[index])
+            return Int(words[index]).flatMap { $0 >= 0 ? $0 : nil }
         }
+        func permille(_ word: some StringProtocol) -> Int? { Int(word).flatMap { (0...1000).contains($0) ? $0 : nil } }
         while index < words.count {
             switch words[index] {
             case "depth": depth = int()
@@ -60,16 +62,16 @@ public struct UCIInfo: Sendable, Hashable {
             case "score":
                 guard index + 2 < words.count, let value = Int(words[index + 2]) else { break }
                 switch words[index + 1] {
-                case "cp": score = .centipawns(value)
-                case "mate": score = .mate(value)
+                case "cp": score = Score.centipawns(value).clamped
+                case "mate": score = Score.mate(value).clamped
                 default: break
                 }
                 index += 2
             case "lowerbound": bound = .lowerBound
             case "upperbound": bound = .upperBound
             case "wdl":
-                if index + 3 < words.count, let w = Int(words[index + 1]), let d = Int(words[index + 2]),
-                    let l = Int(words[index + 3])
+                if index + 3 < words.count, let w = permille(words[index + 1]), let d = permille(words[index + 2]),
+                    let l = permille(words[index + 3])
                 {
                     wdl = WDL(win: w, draw: d, loss: l)
                     index += 3

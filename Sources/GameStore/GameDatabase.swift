@@ -2,6 +2,7 @@ import CSQLiteSetup
 import Dispatch
 import Foundation
 import GRDB
+import GRDBSQLite
 import PGN
 
 /// Why a database could not be opened, written or read, in words a user can act on.
@@ -14,6 +15,11 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case missingFolder(path: String)
     /// The file is not a game database this program can write (or not SQLite at all).
     case notAGameDatabase(path: String, reason: String)
+    /// The file is another program's SQLite database (it has tables, and not `Games` and
+    /// `Info`): it is left as it is.
+    case otherProgramsDatabase(path: String, tables: [String], missing: [String])
+    /// The path cannot name a database file (it holds a NUL character, say).
+    case invalidPath(path: String, reason: String)
     /// Any other SQLite failure.
     case sqlite(path: String, message: String)
     case noSuchGame(id: Int64)
@@ -33,6 +39,14 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "cannot create \(path): the folder \(folder) does not exist"
         case .notAGameDatabase(let path, let reason):
             return "\(path) is not a game database this program can write: \(reason)"
+        case .otherProgramsDatabase(let path, let tables, let missing):
+            let shown =
+                tables.count > 8 ? tables.prefix(8).joined(separator: ", ") + ", …" : tables.joined(separator: ", ")
+            return
+                "\(path) is a SQLite database of another program, left unchanged: it has the table\(tables.count == 1 ? "" : "s") \(shown) and no \(missing.joined(separator: " or ")) table; choose another file"
+        case .invalidPath(let path, let reason):
+            let visible = path.replacingOccurrences(of: "\u{0}", with: "\\0")
+            return "\(visible) cannot be a database file: \(reason)"
         case .sqlite(let path, let message):
             return "\(path): \(message)"
         case .noSuchGame(let id):
@@ -150,11 +164,16 @@ public final class GameDatabase: @unchecked Sendable {
     /// SQLite's process-wide options, set before the first connection opens.
     private static let sqliteOptions: Void = { _ = csqlite_setup_for_bulk_writes() }()
 
-    /// Opens the database at `path`, creating it (and its tables) if the file does not exist.
+    /// Opens the database at `path`, creating it (and its tables) if the file does not exist
+    /// or is empty. A file that is not a game database is refused before anything in it changes.
     public init(path: String, options: Options = Options()) throws {
         _ = GameDatabase.sqliteOptions
         self.path = path
         self.options = options
+        // The file functions would read the path only up to the NUL, and name another file.
+        if path.utf8.contains(0) {
+            throw GameStoreError.invalidPath(path: path, reason: "it holds a NUL character")
+        }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -162,6 +181,10 @@ public final class GameDatabase: @unchecked Sendable {
             throw GameStoreError.missingFolder(path: path)
         }
         let exists = FileManager.default.fileExists(atPath: path)
+        if exists, let kind = GameDatabase.notARegularFile(path) {
+            // SQLite would open a device and write its journal beside it.
+            throw GameStoreError.notAGameDatabase(path: path, reason: "it is \(kind), not a regular file")
+        }
         createdFile = !exists && !options.readOnly
         if options.readOnly {
             guard exists else { throw GameStoreError.notAGameDatabase(path: path, reason: "the file does not exist") }
@@ -170,6 +193,9 @@ public final class GameDatabase: @unchecked Sendable {
         } else if !GameDatabase.isWritable(folder) {
             // SQLite writes its rollback journal beside the file.
             throw GameStoreError.readOnly(path: path)
+        }
+        if exists && !options.readOnly {
+            try GameDatabase.checkBeforeWriting(path: path, busyTimeout: options.busyTimeout)
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(options.busyTimeout)
@@ -184,6 +210,41 @@ public final class GameDatabase: @unchecked Sendable {
         if !options.readOnly {
             try run { db in try self.prepare(db, created: !exists) }
         }
+    }
+
+    /// What the file at `path` is when it is not a regular file ("a folder", "a device", …), or
+    /// nil when it is one (a symbolic link counts as the file it names).
+    static func notARegularFile(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFIFO: return "a pipe"
+        case S_IFSOCK: return "a socket"
+        default: return "not a file"
+        }
+    }
+
+    /// Refuses an existing file that this program must not write: one that is not SQLite, or
+    /// another program's database, or a game database that lacks what a write needs. It is
+    /// read through a read-only connection, so that nothing in it changes (not even its
+    /// journal mode). An empty file, or a SQLite file without tables, may become a database.
+    static func checkBeforeWriting(path: String, busyTimeout: Double) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        let header = (try? handle.read(upToCount: 20)) ?? Data()
+        try? handle.close()
+        if header.isEmpty { return }
+        guard header.count == 20, header.prefix(16).elementsEqual("SQLite format 3\u{0}".utf8) else {
+            throw GameStoreError.notAGameDatabase(path: path, reason: "the file is not SQLite")
+        }
+        // In WAL mode (bytes 18 and 19 are 2) with no WAL file beside it, the file holds the
+        // whole database: read as immutable, SQLite makes no WAL and shared-memory files.
+        let immutable =
+            header[header.startIndex + 18] == 2 && !FileManager.default.fileExists(atPath: path + "-wal")
+        let schema = try FileSchema(readOnly: path, immutable: immutable, busyTimeout: busyTimeout)
+        if !schema.tables.isEmpty { _ = try writeLayout(schema, path: path) }
     }
 
     /// Writable for this process, and not marked read-only (no write permission for anyone):
@@ -223,31 +284,33 @@ public final class GameDatabase: @unchecked Sendable {
         }
     }
 
-    /// Journal mode, and the tables of a new file.
+    /// Journal mode, and the tables of a new file. A file with tables is checked before
+    /// anything is changed.
     private func prepare(_ db: Database, created: Bool) throws {
+        let empty = try FileSchema(db).tables.isEmpty
+        if !empty { layout = try checkWritable(db) }
         // Never leave the file in WAL mode: readers of the format expect a rollback journal.
         _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
         try db.execute(sql: "PRAGMA foreign_keys = ON")
         // A batch of an import writes tens of megabytes: a large page cache keeps SQLite from
         // spilling pages to the file before the commit.
         try db.execute(sql: "PRAGMA cache_size = -65536")
-        let hasGames = try db.tableExists("Games")
-        if !hasGames {
+        if empty {
             // Larger pages than SQLite's 4 KiB: a fifth of the B-tree pages and write calls
             // for the same games. Only a file without tables can still change its page size.
             if created { try db.execute(sql: "PRAGMA page_size = 16384") }
             try db.inTransaction(.immediate) {
-                // Another program may have made the tables while this one waited for the lock.
-                if try !db.tableExists("Games") {
+                // Another program (another import, say) may have made the tables while this
+                // one waited for the lock: the schema is read again, not from a cache.
+                if try FileSchema(db).tables.isEmpty {
                     try db.execute(sql: OCGDBSchema.sql)
                     let title = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
                     try db.execute(sql: "UPDATE Info SET Value = ? WHERE Name = 'Title'", arguments: [title])
                 }
                 return .commit
             }
-        }
-        layout = try checkWritable(db)
-        if hasGames {
+            layout = try checkWritable(db)
+        } else {
             // Not a reason to refuse the file, which works without them: the next opening
             // tries again.
             try? restoreSearchIndexes(db)
@@ -322,14 +385,17 @@ public final class GameDatabase: @unchecked Sendable {
     func restoreSearchIndexes(_ db: Database) throws {
         let names = try GameDatabase.indexNames(db)
         guard names.contains("GamesIdentity") else { return }
-        let missing = GameDatabase.searchIndexes.filter { !names.contains($0.name) }
-        guard !missing.isEmpty else { return }
+        guard GameDatabase.searchIndexes.contains(where: { !names.contains($0.name) }) else { return }
         // The builds read the whole table once per index: through a memory map, SQLite reads
         // its pages without copying them.
         try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
         try db.inTransaction(.immediate) {
-            for index in missing { try db.execute(sql: index.sql) }
+            // Looked up again under the lock: another import may have built them meanwhile.
+            let names = try GameDatabase.indexNames(db)
+            for index in GameDatabase.searchIndexes where !names.contains(index.name) {
+                try db.execute(sql: index.sql)
+            }
             return .commit
         }
     }
@@ -341,7 +407,17 @@ public final class GameDatabase: @unchecked Sendable {
 
     /// The optional parts of the file's schema; throws when the file lacks what every write needs.
     private func checkWritable(_ db: Database) throws -> WriteLayout {
-        let columns = Set(try db.columns(in: "Games").map(\.name))
+        try GameDatabase.writeLayout(try FileSchema(db), path: path)
+    }
+
+    /// The optional parts of a schema with tables; throws when it is another program's
+    /// (no `Games` or no `Info`) or lacks what every write needs.
+    static func writeLayout(_ schema: FileSchema, path: String) throws -> WriteLayout {
+        let missingTables = ["Games", "Info"].filter { !schema.has($0) }
+        if !missingTables.isEmpty {
+            throw GameStoreError.otherProgramsDatabase(path: path, tables: schema.tables, missing: missingTables)
+        }
+        let columns = schema.gamesColumns
         let required = [
             "EventID", "SiteID", "Date", "UTCTime", "Round", "WhiteID", "WhiteElo", "BlackID", "BlackElo",
             "WhiteMaterial", "BlackMaterial", "Result", "TimeControl", "ECO", "PlyCount", "FEN", "Moves", "PawnHome",
@@ -351,10 +427,64 @@ public final class GameDatabase: @unchecked Sendable {
             throw GameStoreError.notAGameDatabase(
                 path: path, reason: "its Games table has no \(missing.joined(separator: ", ")) column")
         }
-        for table in ["Players", "Events", "Sites", "Info"] where try !db.tableExists(table) {
+        for table in ["Players", "Events", "Sites"] where !schema.has(table) {
             throw GameStoreError.notAGameDatabase(path: path, reason: "it has no \(table) table")
         }
-        return WriteLayout(hasMoves2: columns.contains("Moves2"), hasComments: try db.tableExists("Comments"))
+        return WriteLayout(hasMoves2: columns.contains("Moves2"), hasComments: schema.has("Comments"))
+    }
+
+    /// The tables of a file and the columns of its `Games` table, read from SQLite itself and
+    /// never from a cache: another program may have changed them since they were last read.
+    struct FileSchema {
+        /// The tables, SQLite's own left out, by name.
+        var tables: [String]
+        var gamesColumns: Set<String>
+
+        static let tablesSQL = """
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' \
+            ORDER BY name
+            """
+        static let gamesColumnsSQL = "SELECT name FROM pragma_table_info('Games')"
+
+        init(_ db: Database) throws {
+            tables = try String.fetchAll(db, sql: FileSchema.tablesSQL)
+            gamesColumns = Set(try String.fetchAll(db, sql: FileSchema.gamesColumnsSQL))
+        }
+
+        /// Reads the file at `path` through a connection of its own, read-only (and
+        /// `immutable`: without locks, WAL or shared memory, when nothing can be in a WAL).
+        init(readOnly path: String, immutable: Bool, busyTimeout: Double) throws {
+            let name = immutable ? URL(fileURLWithPath: path).absoluteString + "?immutable=1" : path
+            var connection: OpaquePointer?
+            defer { sqlite3_close_v2(connection) }
+            func failure(_ code: Int32) -> any Error {
+                let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+                return GameDatabase.translate(
+                    DatabaseError(resultCode: ResultCode(rawValue: code), message: message), path: path,
+                    busyTimeout: busyTimeout)
+            }
+            let opened = sqlite3_open_v2(name, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+            guard opened == SQLITE_OK, let connection else { throw failure(opened) }
+            sqlite3_busy_timeout(connection, Int32(min(busyTimeout * 1000, Double(Int32.max))))
+            func names(_ sql: String) throws -> [String] {
+                var statement: OpaquePointer?
+                defer { sqlite3_finalize(statement) }
+                let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+                guard prepared == SQLITE_OK else { throw failure(prepared) }
+                var names: [String] = []
+                while true {
+                    let step = sqlite3_step(statement)
+                    if step == SQLITE_DONE { return names }
+                    guard step == SQLITE_ROW else { throw failure(step) }
+                    names.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+                }
+            }
+            tables = try names(FileSchema.tablesSQL)
+            gamesColumns = Set(try names(FileSchema.gamesColumnsSQL))
+        }
+
+        /// Whether the file has the table (SQLite's names ignore case).
+        func has(_ table: String) -> Bool { tables.contains { $0.lowercased() == table.lowercased() } }
     }
 
     // MARK: Storing

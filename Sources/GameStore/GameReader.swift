@@ -378,6 +378,25 @@ extension GameDatabase {
 
     // MARK: Decoding
 
+    /// A game read from one column value as an export reads it: `value` holds the moves in
+    /// `layout` (a `Moves` BLOB, text for `.text`, a `Moves2` BLOB for the ocgdb layouts),
+    /// played from `fen` or, without one, the standard start. Throws
+    /// `GameStoreError.unreadableGame` when the value or the FEN cannot be read.
+    public static func decodeMoves(_ value: [UInt8], layout: MovesLayout, fen: String? = nil) throws -> StoredGame {
+        var row = GameRow(id: 0)
+        row.fen = fen
+        switch layout {
+        case .ocgdbMoves2, .ocgdbMoves2Old: row.moves2 = value
+        case .text:
+            row.moves = value
+            row.movesAreText = true
+        case .enCroissant, .twoByte: row.moves = value
+        }
+        let readLayout = ReadLayout(
+            columns: [:], primary: layout, hasComments: false, hasEvents: false, hasSites: false, hasPlayers: false)
+        return try decode(row, layout: readLayout)
+    }
+
     static func decode(_ row: GameRow, layout: ReadLayout) throws -> StoredGame {
         var start = Position.startingPosition
         if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {

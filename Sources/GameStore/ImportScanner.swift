@@ -46,6 +46,9 @@ struct ImportScanner {
     private struct Scan {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
+        /// The names of the current game's tags, once it has `namesSetFrom` of them.
+        var names: Set<TagName> = []
+        static let namesSetFrom = 16
 
         @inline(__always) func byte(_ k: Int) -> UInt8 { k < bytes.count ? bytes[k] : 0 }
 
@@ -72,10 +75,20 @@ struct ImportScanner {
             game.tags.removeAll(keepingCapacity: true)
             game.nodes.removeAll(keepingCapacity: true)
             game.resultIndex = nil
+            names.removeAll(keepingCapacity: true)
             while byte(i) == 0x5B {  // [
                 guard let tag = tag() else { return false }
-                // A repeated tag starts another game in the parser's reading: not plain.
-                for other in game.tags where sameText(other.nameRange, tag.nameRange) { return false }
+                // A repeated tag starts another game in the parser's reading: not plain. The
+                // few tags of a game are compared in turn; past `namesSetFrom`, through a set,
+                // so that a game with very many tags is not read in quadratic time.
+                if game.tags.count < Scan.namesSetFrom {
+                    for other in game.tags where sameText(other.nameRange, tag.nameRange) { return false }
+                } else {
+                    if names.isEmpty {
+                        for other in game.tags { names.insert(TagName(bytes, other.nameRange)) }
+                    }
+                    guard names.insert(TagName(bytes, tag.nameRange)).inserted else { return false }
+                }
                 game.tags.append(tag)
                 skipSpace()
             }
@@ -242,4 +255,17 @@ struct ImportScanner {
             return TagPair(range: open..<end, nameRange: nameRange, valueRange: valueRange)
         }
     }
+}
+
+/// A tag's name, as bytes of the text, compared and hashed by its bytes.
+private struct TagName: Hashable {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[range]))
+    }
+
+    static func == (a: TagName, b: TagName) -> Bool { a.bytes.elementsEqual(b.bytes) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes: bytes) }
 }

@@ -32,8 +32,8 @@ extension GameDatabase {
                     guard start < bytes.count else { return nil }
                     var end = min(bytes.count, start + GameDatabase.pieceSize)
                     // Cut after the last whole game of the window; a game longer than the
-                    // window widens it.
-                    while end < bytes.count {
+                    // window widens it, up to `longestGame`.
+                    while end < bytes.count && end - start < GameDatabase.longestGame {
                         let window = UnsafeBufferPointer(rebasing: bytes[start..<end])
                         if let cut = Checker.lastGameBoundary(window), cut > 0 {
                             end = start + cut
@@ -53,6 +53,9 @@ extension GameDatabase {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
         return try importPGN(from: handle, totalBytes: size, firstIndex: firstIndex, progress: progress)
     }
+
+    /// The longest text a stream is read with before it is cut without a game start.
+    static let longestGame = 64 << 20
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written in order while later pieces are being read. Memory stays bounded by the
@@ -74,8 +77,11 @@ extension GameDatabase {
                 } else {
                     pending.append(contentsOf: data)
                 }
-                let cut: Int? =
+                var cut: Int? =
                     atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
+                // Text in which no game starts (a binary file, endless junk) is cut anyway, so
+                // that memory stays bounded: no game is that long.
+                if cut == nil && pending.count >= GameDatabase.longestGame { cut = pending.count }
                 guard let cut, cut > 0 else { continue }
                 // The piece takes the buffer; only the bytes after the cut (part of one game) move.
                 var piece = pending

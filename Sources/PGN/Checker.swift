@@ -3,8 +3,12 @@ public enum Checker {
     public struct Report: Sendable {
         /// Number of games found.
         public var games: Int
-        /// Every diagnostic, sorted by position.
+        /// Every diagnostic, sorted by position (at most `shownPerGame` of one game, see
+        /// `check(_:base:firstGameIndex:)`).
         public var diagnostics: [Diagnostic]
+        /// How many diagnostics were found but left out of `diagnostics`, by severity (the
+        /// diagnostic that says how many were left out is not counted).
+        public var omitted: [Diagnostic.Severity: Int] = [:]
 
         public init(games: Int, diagnostics: [Diagnostic]) {
             self.games = games
@@ -12,8 +16,14 @@ public enum Checker {
         }
     }
 
+    /// The most diagnostics kept for one game, or for the text outside games: a text that is
+    /// not PGN can have one problem per byte.
+    public static let shownPerGame = 100
+
     /// Checks a whole text (or a piece of a file that holds whole games: `base` is its offset
-    /// in the file, `firstGameIndex` the number of games before it).
+    /// in the file, `firstGameIndex` the number of games before it). Past `shownPerGame`
+    /// diagnostics in one game (or outside games), the rest are counted in `omitted` and one
+    /// more diagnostic, where the first of them is, says how many are not shown.
     public static func check(_ source: SourceText, base: Int = 0, firstGameIndex: Int = 0) -> Report {
         var diagnostics: [Diagnostic] = []
         if source.encoding == .latin1 {
@@ -32,7 +42,51 @@ public enum Checker {
             diagnostics += replay.run(keepMoves: false).diagnostics
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
-        return Report(games: parser.games.count, diagnostics: diagnostics)
+        var report = limited(diagnostics, games: parser.games.count)
+        for (severity, count) in parser.omittedDiagnostics { report.omitted[severity, default: 0] += count }
+        return report
+    }
+
+    /// A report that keeps the first `shownPerGame` diagnostics of each game (and of the text
+    /// outside games) and replaces the others with one diagnostic that counts them.
+    static func limited(_ diagnostics: [Diagnostic], games: Int) -> Report {
+        var report = Report(games: games, diagnostics: diagnostics)
+        guard diagnostics.count > shownPerGame else { return report }
+        report.diagnostics = []
+        var shown: [Int?: Int] = [:]
+        var left: [Int?: (first: Int, count: Int, severity: Diagnostic.Severity)] = [:]
+        for (i, diagnostic) in diagnostics.enumerated() {
+            if shown[diagnostic.game, default: 0] < shownPerGame {
+                shown[diagnostic.game, default: 0] += 1
+                report.diagnostics.append(diagnostic)
+                continue
+            }
+            report.omitted[diagnostic.severity, default: 0] += 1
+            if let previous = left[diagnostic.game] {
+                left[diagnostic.game] = (
+                    previous.first, previous.count + 1, min(previous.severity, diagnostic.severity)
+                )
+            } else {
+                left[diagnostic.game] = (i, 1, diagnostic.severity)
+            }
+        }
+        guard !left.isEmpty else { return report }
+        for (game, left) in left {
+            // The summary stands for one of the diagnostics it counts.
+            report.omitted[left.severity, default: 0] -= 1
+            let first = diagnostics[left.first]
+            guard left.count > 1 else {
+                report.diagnostics.append(first)
+                continue
+            }
+            let place = game == nil ? "outside games" : "in this game"
+            report.diagnostics.append(
+                Diagnostic(
+                    first.code, left.severity, "\(left.count) more problems \(place) from here on are not shown",
+                    range: first.range, game: game))
+        }
+        report.diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
+        return report
     }
 
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
@@ -53,14 +107,25 @@ public enum Checker {
     public static func lastGameBoundary(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = bytes.count - 1
         while i > 0 {
-            if bytes[i] == 0x5B && (bytes[i - 1] == 0x0A || bytes[i - 1] == 0x0D) && looksLikeTag(bytes, i)
-                && !previousTextLineIsTag(bytes, before: i)
-            {
-                return i
-            }
+            if isGameBoundary(bytes, i) { return i }
             i -= 1
         }
         return nil
+    }
+
+    /// The first place after `bytes[0]` where `lastGameBoundary(_:)` could cut, or nil.
+    public static func firstGameBoundary(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 1
+        while i < bytes.count {
+            if isGameBoundary(bytes, i) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private static func isGameBoundary(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
+        bytes[i] == 0x5B && (bytes[i - 1] == 0x0A || bytes[i - 1] == 0x0D) && looksLikeTag(bytes, i)
+            && !previousTextLineIsTag(bytes, before: i)
     }
 
     /// Whether the last non-blank line before `offset` is a tag (so `offset` is inside a tag

@@ -6,16 +6,24 @@ public enum Evaluation: Sendable, Hashable {
     case pawns(Double)
     case mate(Int)
 
-    /// `+0.35`, `-1.20`, `#3`, `#-2`.
+    /// The largest evaluation a comment is read with, in pawns: beyond it the value is no
+    /// evaluation (engines report mates as `#n`, and a queen is worth nine pawns).
+    public static let maximumPawns = 100_000.0
+
+    /// The longest mate a comment is read with, in moves.
+    public static let maximumMate = 100_000
+
+    /// `+0.35`, `-1.20`, `#3`, `#-2`. Values beyond the limits above are written at the limit.
     public var text: String {
         switch self {
         case .pawns(let value):
-            let hundredths = Int((abs(value) * 100).rounded())
-            let sign = value < 0 && hundredths > 0 ? "-" : "+"
+            let bounded = value.isNaN ? 0 : min(max(value, -Self.maximumPawns), Self.maximumPawns)
+            let hundredths = Int((abs(bounded) * 100).rounded())
+            let sign = bounded < 0 && hundredths > 0 ? "-" : "+"
             let fraction = hundredths % 100
             return "\(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
         case .mate(let moves):
-            return "#\(moves)"
+            return "#\(min(max(moves, -Self.maximumMate), Self.maximumMate))"
         }
     }
 }
@@ -92,10 +100,14 @@ public enum CommentCommand: Sendable, Hashable {
             let depth = pieces.count > 1 ? Int(pieces[1].trimmed) : nil
             let score = first.trimmed
             if score.hasPrefix("#") {
-                guard let moves = Int(score.dropFirst().replacingPlus) else { return .other(name: name, value: value) }
+                guard let moves = Int(score.dropFirst().replacingPlus),
+                    moves.magnitude <= Evaluation.maximumMate.magnitude
+                else {
+                    return .other(name: name, value: value)
+                }
                 return .evaluation(.mate(moves), depth: depth)
             }
-            guard let pawns = Double(score.replacingPlus), pawns.isFinite else {
+            guard let pawns = Double(score.replacingPlus), abs(pawns) <= Evaluation.maximumPawns else {
                 return .other(name: name, value: value)
             }
             return .evaluation(.pawns(pawns), depth: depth)
@@ -125,19 +137,27 @@ public enum CommentCommand: Sendable, Hashable {
         }
     }
 
-    /// `1:55:21`, `0:09:58.1`, `5:00`, `42.5` → seconds.
+    /// The longest time a clock command is read with: ten years, in seconds. A longer one is
+    /// no time a game was played with.
+    public static let maximumSeconds = 315_360_000.0
+
+    /// `1:55:21`, `0:09:58.1`, `5:00`, `42.5` → seconds; nil for anything else, and for a time
+    /// beyond `maximumSeconds`.
     static func duration(_ text: String) -> Double? {
         var total = 0.0
         for part in text.split(separator: ":", omittingEmptySubsequences: false) {
-            guard let value = Double(part), value >= 0, value.isFinite else { return nil }
+            guard let value = Double(part), value >= 0, value <= maximumSeconds else { return nil }
             total = total * 60 + value
+            guard total <= maximumSeconds else { return nil }
         }
         return text.isEmpty ? nil : total
     }
 
-    /// `1:05:09` from seconds (tenths kept when present).
+    /// `1:05:09` from seconds (tenths kept when present); a negative time is written as zero and a
+    /// time beyond `maximumSeconds` as that.
     public static func clockText(_ seconds: Double) -> String {
-        let tenths = Int((seconds * 10).rounded())
+        let bounded = seconds.isNaN ? 0 : min(max(seconds, 0), maximumSeconds)
+        let tenths = Int((bounded * 10).rounded())
         let whole = tenths / 10
         let text = "\(whole / 3600):\(pad(whole / 60 % 60)):\(pad(whole % 60))"
         return tenths % 10 == 0 ? text : text + ".\(tenths % 10)"

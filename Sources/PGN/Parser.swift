@@ -16,6 +16,16 @@ public struct Parser {
     private var stop: ((Int) -> Bool)?
     /// Where the game the parse stopped at starts (see `init(_:base:start:firstGameIndex:stoppingAt:)`).
     public private(set) var stoppedAt: Int?
+    /// The most diagnostics the parser keeps for one game: a game of stray bytes or brackets
+    /// can have one problem per byte. The rest are counted, and one diagnostic says how many.
+    public static let diagnosticsPerGame = 1000
+    /// How many diagnostics of each severity were counted but not kept (the one that says so
+    /// stands for one of them and is not counted).
+    public private(set) var omittedDiagnostics: [Diagnostic.Severity: Int] = [:]
+    private var gameDiagnostics = 0
+    private var omitted: (count: Int, first: Range<Int>, severity: Diagnostic.Severity, code: Diagnostic.Code)?
+    /// The names of the current game's tags, once it has many: repeated names start a new game.
+    private var tagNames: Set<[UInt8]> = []
 
     /// Parses `bytes`, whose first byte is at `base` in its file; games are numbered from
     /// `firstGameIndex` in diagnostics.
@@ -62,6 +72,18 @@ public struct Parser {
         _ code: Diagnostic.Code, _ severity: Diagnostic.Severity, _ message: String, _ range: Range<Int>,
         fixes: [Diagnostic.Fix] = []
     ) {
+        if game != nil {
+            if gameDiagnostics >= Self.diagnosticsPerGame {
+                omittedDiagnostics[severity, default: 0] += 1
+                if let previous = omitted {
+                    omitted = (previous.count + 1, previous.first, min(previous.severity, severity), previous.code)
+                } else {
+                    omitted = (1, range, severity, code)
+                }
+                return
+            }
+            gameDiagnostics += 1
+        }
         diagnostics.append(
             Diagnostic(code, severity, message, range: range, game: game == nil ? nil : gameIndex, fixes: fixes))
     }
@@ -80,6 +102,17 @@ public struct Parser {
             report(.syntax, .error, "This variation is never closed: ')' is missing", open)
         }
         openVariations.removeAll()
+        if let omitted {
+            omittedDiagnostics[omitted.severity, default: 0] -= 1
+            diagnostics.append(
+                Diagnostic(
+                    omitted.code, omitted.severity,
+                    "\(omitted.count) more problems in this game from here on are not shown", range: omitted.first,
+                    game: gameIndex))
+            self.omitted = nil
+        }
+        gameDiagnostics = 0
+        tagNames = []
         if let last = finished.nodes.last {
             finished.range = finished.range.lowerBound..<max(finished.range.upperBound, last.range.upperBound)
         }
@@ -174,7 +207,19 @@ public struct Parser {
                 game!.resultIndex = game!.nodes.count - 1
                 finishGameAtResult()
             case .unknown:
-                report(.syntax, .error, "Unexpected character", token.range, fixes: [remove(token, "Remove it")])
+                // A run of stray bytes (a binary file, NUL padding) is one problem.
+                var run = token
+                while let next = nextToken() {
+                    guard next.kind == .unknown, next.start == run.end else {
+                        pushedBack = next
+                        break
+                    }
+                    run = Token(kind: .unknown, start: run.start, end: next.end, value: token.value)
+                }
+                report(
+                    .syntax, .error,
+                    run.end - run.start > token.end - token.start ? "Unexpected characters" : "Unexpected character",
+                    run.range, fixes: [remove(run, "Remove \(run.range == token.range ? "it" : "them")")])
             }
         }
         if let stoppedAt {
@@ -213,6 +258,19 @@ public struct Parser {
             return true
         }
         return false
+    }
+
+    /// Whether the current game has a tag of this name; notes the name. A game with many
+    /// tags is looked up in a set, not compared tag by tag.
+    private mutating func hasTag(named name: Range<Int>) -> Bool {
+        let tags = game!.tags
+        guard tags.count >= 16 else { return tags.contains { sameText($0.nameRange, name) } }
+        let bytes = lexer.bytes
+        func text(_ range: Range<Int>) -> [UInt8] {
+            Array(bytes[(range.lowerBound - lexer.base)..<(range.upperBound - lexer.base)])
+        }
+        if tagNames.isEmpty { tagNames = Set(tags.map { text($0.nameRange) }) }
+        return !tagNames.insert(text(name)).inserted
     }
 
     private func sameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
@@ -263,6 +321,17 @@ public struct Parser {
                 end = token.end
                 if token.kind == .unterminatedString {
                     report(.syntax, .error, "This tag value is never closed: '\"' is missing", token.range)
+                } else if let whole = valueWithInnerQuotes(from: token) {
+                    // `[White ""Socrates Expert""]`: the value runs to the last quote before
+                    // the `]`, as most readers take it.
+                    while let inner = nextToken() {
+                        end = inner.end
+                        if inner.end >= whole.upperBound { break }
+                    }
+                    valueRange = whole
+                    report(
+                        .syntax, .error, "This tag value has quotes inside it: write them as \\\"", whole,
+                        fixes: [escapingQuotes(whole)])
                 }
             } else if token.kind == .openBracket {
                 pushedBack = token
@@ -283,9 +352,7 @@ public struct Parser {
         if let nameRange {
             // A tag the game already has starts the next game: header-only games follow
             // each other that way.
-            if game!.tags.contains(where: { sameText($0.nameRange, nameRange) }) {
-                let previous = game!.tags
-                game!.tags = previous
+            if hasTag(named: nameRange) {
                 startGame(at: open.start)
             }
             game!.tags.append(TagPair(range: open.start..<end, nameRange: nameRange, valueRange: valueRange))
@@ -293,6 +360,46 @@ public struct Parser {
         }
         // Anything else on the tag's line is junk.
         skipRestOfTagLine()
+    }
+
+    /// The range from a tag value's opening quote to the last quote before the `]` that closes
+    /// the tag on the same line, when more than white space stands between the value as read
+    /// (`string`) and that quote; nil otherwise.
+    private func valueWithInnerQuotes(from string: Token) -> Range<Int>? {
+        let bytes = lexer.bytes
+        var k = string.end - lexer.base
+        var lastQuote: Int?
+        var textBetween = false
+        while k < bytes.count {
+            let byte = bytes[k]
+            if byte == 0x0A || byte == 0x0D { return nil }
+            if byte == 0x5D { break }
+            if byte == 0x22 {
+                lastQuote = k
+            } else if byte != 0x20 && byte != 0x09 {
+                textBetween = true
+            }
+            k += 1
+        }
+        guard k < bytes.count, let lastQuote, textBetween else { return nil }
+        for j in (lastQuote + 1)..<k where bytes[j] != 0x20 && bytes[j] != 0x09 { return nil }
+        return string.start..<(lexer.base + lastQuote + 1)
+    }
+
+    /// A fix that escapes the quotes inside a tag value (`valueWithInnerQuotes`).
+    private func escapingQuotes(_ value: Range<Int>) -> Diagnostic.Fix {
+        let bytes = lexer.bytes
+        var text: [UInt8] = [0x22]
+        var previous: UInt8 = 0
+        for k in (value.lowerBound - lexer.base + 1)..<(value.upperBound - lexer.base - 1) {
+            if bytes[k] == 0x22 && previous != 0x5C { text.append(0x5C) }
+            text.append(bytes[k])
+            previous = bytes[k]
+        }
+        text.append(0x22)
+        return Diagnostic.Fix(
+            title: "Escape the quotes inside the value",
+            edits: [Diagnostic.Edit(range: value, text: String(decoding: text, as: UTF8.self))], isPreferred: true)
     }
 
     private mutating func skipRestOfTagLine() {

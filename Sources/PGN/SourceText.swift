@@ -32,12 +32,15 @@ public struct SourceText: Sendable {
     public let byteOrderMarkLength: Int
     /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR.
     public let lineStarts: [Int]
+    /// Where characters are wider than a byte, for conversions between offsets and columns.
+    private let widths: CharacterWidths
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         encoding = SourceText.isValidUTF8(bytes) ? .utf8 : .latin1
         lineStarts = SourceText.lineStarts(bytes)
+        widths = CharacterWidths(bytes, latin1: encoding == .latin1)
     }
 
     public init(_ string: String) { self.init(Array(string.utf8)) }
@@ -141,51 +144,20 @@ public struct SourceText: Sendable {
     }
 
     /// Line and column of a byte offset, the column counted in `encoding` units. An offset
-    /// inside a character counts as that character's start.
+    /// inside a character counts as that character's start. Takes time logarithmic in the text.
     public func position(of offset: Int, in positionEncoding: PositionEncoding) -> LineColumn {
-        let offset = max(0, min(offset, bytes.count))
+        let offset = widths.characterStart(max(0, min(offset, bytes.count)))
         let line = line(of: offset)
-        var column = 0
-        var i = lineStarts[line]
-        let end = min(offset, bytes.count)
-        while i < end {
-            let (length, units) = characterWidth(at: i, positionEncoding)
-            if i + length > end { break }
-            column += units
-            i += length
-        }
-        return LineColumn(line: line, column: column)
+        return LineColumn(line: line, column: widths.columns(from: lineStarts[line], to: offset, in: positionEncoding))
     }
 
     /// The byte offset of a line and column; a column past the line's end means its end, a
-    /// line past the last means the end of the text.
+    /// line past the last means the end of the text. Takes time logarithmic in the text.
     public func offset(of position: LineColumn, in positionEncoding: PositionEncoding) -> Int {
         guard position.line >= 0 else { return 0 }
         guard position.line < lineStarts.count else { return bytes.count }
-        let end = lineEnd(position.line)
-        var i = lineStarts[position.line]
-        var column = 0
-        while i < end && column < position.column {
-            let (length, units) = characterWidth(at: i, positionEncoding)
-            if column + units > position.column { break }
-            column += units
-            i += length
-        }
-        return min(i, end)
-    }
-
-    /// Bytes and position units of the character starting at `i`.
-    private func characterWidth(at i: Int, _ positionEncoding: PositionEncoding) -> (Int, Int) {
-        let c = bytes[i]
-        if c < 0x80 { return (1, 1) }
-        // A Latin-1 byte is one character, two bytes once written as UTF-8.
-        if encoding == .latin1 { return (1, positionEncoding == .utf8 ? 2 : 1) }
-        let length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1
-        let available = min(length, bytes.count - i)
-        switch positionEncoding {
-        case .utf8: return (available, available)
-        case .utf16: return (available, length == 4 ? 2 : 1)
-        case .utf32: return (available, 1)
-        }
+        return widths.offset(
+            ofColumn: position.column, lineStart: lineStarts[position.line], lineEnd: lineEnd(position.line),
+            in: positionEncoding)
     }
 }

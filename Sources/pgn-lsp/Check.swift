@@ -8,8 +8,10 @@ struct Check: ParsableCommand {
         abstract: "Check PGN files: syntax, every move of every game and variation, results and tags.",
         discussion: """
             Prints one line per problem, `path:line:column: severity: message [code]` (lines and \
-            columns from 1, columns in characters), then `N games, E errors, W warnings`. \
-            Exits with status 1 when there is an error. Use - to read standard input.
+            columns from 1, columns in characters), then `N games, E errors, W warnings`. After \
+            100 problems in one game, one line says how many more there are. Exits with status 1 \
+            when there is an error, 2 when a file cannot be read (the other files are still \
+            checked). Use - to read standard input.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -30,59 +32,118 @@ struct Check: ParsableCommand {
         var games = 0
         var errors = 0
         var warnings = 0
+        var unreadable = false
         let output = OutputBuffer()
         if format == .json { output.write("[") }
+        let paths = argumentBytes(files)
         for (k, path) in files.enumerated() {
             let display = path == "-" ? "<stdin>" : path
-            guard let input = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
-                throw ValidationError("cannot open \(path)")
-            }
             if format == .json {
                 output.write(k == 0 ? "\n" : ",\n")
                 output.write("{\"path\":\(jsonString(display)),\"diagnostics\":[")
             }
             var first = true
-            let fileGames = try CheckRun.stream(input) { batch in
-                for (diagnostic, start, end) in batch.located {
-                    switch diagnostic.severity {
-                    case .error: errors += 1
-                    case .warning: warnings += 1
-                    default: break
+            var fileGames = 0
+            var failure: String?
+            let input =
+                path == "-"
+                ? STDIN_FILENO
+                : paths[k].withUnsafeBufferPointer {
+                    $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+                }
+            if input < 0 {
+                failure = "cannot open \(display): \(String(cString: strerror(errno)))"
+            } else {
+                defer { if input != STDIN_FILENO { close(input) } }
+                let result = CheckRun.stream(input) { batch in
+                    for (severity, count) in batch.report.omitted {
+                        if severity == .error { errors += count }
+                        if severity == .warning { warnings += count }
                     }
-                    switch format {
-                    case .text:
-                        guard all || diagnostic.severity <= .warning else { continue }
-                        output.write(
-                            "\(display):\(start.line + 1):\(start.column + 1): \(diagnostic.severity.name): \(diagnostic.message) [\(diagnostic.code.rawValue)]\n"
-                        )
-                    case .json:
-                        output.write(first ? "\n" : ",\n")
-                        first = false
-                        var object = "{\"line\":\(start.line + 1),\"column\":\(start.column + 1),"
-                        object += "\"endLine\":\(end.line + 1),\"endColumn\":\(end.column + 1),"
-                        object +=
-                            "\"severity\":\"\(diagnostic.severity.name)\",\"code\":\"\(diagnostic.code.rawValue)\","
-                        object += "\"message\":\(jsonString(diagnostic.message))"
-                        if let game = diagnostic.game { object += ",\"game\":\(game + 1)" }
-                        output.write(object + "}")
+                    for (diagnostic, start, end) in batch.located {
+                        switch diagnostic.severity {
+                        case .error: errors += 1
+                        case .warning: warnings += 1
+                        default: break
+                        }
+                        switch format {
+                        case .text:
+                            guard all || diagnostic.severity <= .warning else { continue }
+                            output.write(
+                                "\(display):\(start.line + 1):\(start.column + 1): \(diagnostic.severity.name): \(diagnostic.message) [\(diagnostic.code.rawValue)]\n"
+                            )
+                        case .json:
+                            output.write(first ? "\n" : ",\n")
+                            first = false
+                            var object = "{\"line\":\(start.line + 1),\"column\":\(start.column + 1),"
+                            object += "\"endLine\":\(end.line + 1),\"endColumn\":\(end.column + 1),"
+                            object +=
+                                "\"severity\":\"\(diagnostic.severity.name)\",\"code\":\"\(diagnostic.code.rawValue)\","
+                            object += "\"message\":\(jsonString(diagnostic.message))"
+                            if let game = diagnostic.game { object += ",\"game\":\(game + 1)" }
+                            output.write(object + "}")
+                        }
                     }
+                }
+                fileGames = result.games
+                if let error = result.readError {
+                    failure = "cannot read \(display): \(String(cString: strerror(error)))"
                 }
             }
             games += fileGames
-            if format == .json { output.write("],\"games\":\(fileGames)}") }
+            if format == .json {
+                output.write("],\"games\":\(fileGames)")
+                if let failure { output.write(",\"error\":\(jsonString(failure))") }
+                output.write("}")
+            }
+            if let failure {
+                // Whatever was read is checked; the other files still are.
+                unreadable = true
+                output.flush()
+                writeToStandardError("pgn-lsp: \(failure)\n")
+            }
         }
         switch format {
         case .text: output.write("\(games) games, \(errors) errors, \(warnings) warnings\n")
         case .json: output.write("\n]\n")
         }
         output.flush()
+        if let failure = output.failure {
+            writeToStandardError("pgn-lsp: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+            throw ExitCode(2)
+        }
+        if unreadable { throw ExitCode(2) }
         if errors > 0 { throw ExitCode(1) }
     }
 }
 
-/// Buffered standard output.
+/// The bytes of each argument in `arguments` as the program was given them: the strings
+/// `CommandLine.arguments` holds replace bytes that are not UTF-8 (a file name with byte 0xFF),
+/// so each argument is matched, in order, with the first later entry of `argv` that reads as
+/// it. Each array ends with a NUL byte.
+func argumentBytes(_ arguments: [String]) -> [[UInt8]] {
+    var next = 1
+    return arguments.map { argument in
+        var k = next
+        while k < Int(CommandLine.argc) {
+            if let entry = CommandLine.unsafeArgv[k], String(cString: entry) == argument {
+                next = k + 1
+                let length = strlen(entry)
+                return entry.withMemoryRebound(to: UInt8.self, capacity: length + 1) {
+                    Array(UnsafeBufferPointer(start: $0, count: length + 1))
+                }
+            }
+            k += 1
+        }
+        return Array(argument.utf8) + [0]
+    }
+}
+
+/// Buffered standard output. A failure to write is kept (`failure`, the error number) and
+/// the rest is dropped.
 final class OutputBuffer {
     private var buffer: [UInt8] = []
+    private(set) var failure: Int32?
 
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -90,14 +151,7 @@ final class OutputBuffer {
     }
 
     func flush() {
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(1, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        if failure == nil { failure = writeAll(STDOUT_FILENO, buffer) }
         buffer.removeAll(keepingCapacity: true)
     }
 }
@@ -122,11 +176,16 @@ func jsonString(_ text: String) -> String {
 
 /// Reads a file in pieces that hold whole games, checks the pieces on every core, and hands
 /// back the diagnostics in file order with their line and column. Memory stays bounded by a
-/// few pieces, whatever the size of the file.
+/// few pieces, whatever the size of the file: text in which no game starts for
+/// `longestGame` bytes is cut there, and what follows it is skipped up to the next game.
 enum CheckRun {
     struct Batch {
         var bytes: [UInt8]
         var base: Int
+        /// Lines of skipped text between the previous piece and this one.
+        var skippedLines = 0
+        /// Whether the text after this piece is skipped (it is too long to be one game).
+        var cutShort = false
         var report = Checker.Report(games: 0, diagnostics: [])
         var source: SourceText?
         /// Diagnostics with their start and end in the file (0-based line, column in characters).
@@ -134,9 +193,15 @@ enum CheckRun {
     }
 
     static let pieceSize = 4 << 20
+    static let longestGame = 4 << 20
+    /// While text is skipped, the bytes kept from one read to the next, so that a game start
+    /// across two reads is found.
+    static let skipOverlap = 1 << 16
 
-    /// Streams `input`; calls `emit` for each piece in order; returns the number of games.
-    static func stream(_ input: FileHandle, emit: (Batch) -> Void) throws -> Int {
+    /// Streams the file open at `input`; calls `emit` for each piece in order; returns the
+    /// number of games, and the error number when reading failed (what was read before the
+    /// failure is checked).
+    static func stream(_ input: Int32, emit: (Batch) -> Void) -> (games: Int, readError: Int32?) {
         // Twice as many pieces as cores, so that a slow piece does not leave a core idle.
         let width = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
         var pending: [UInt8] = []
@@ -144,20 +209,58 @@ enum CheckRun {
         var line = 0
         var games = 0
         var atEnd = false
+        var readError: Int32?
+        // Skipping text after a cut: the lines skipped so far, and whether the last skipped
+        // byte was a CR (a CRLF across two reads is one line break).
+        var skipping = false
+        var skippedLines = 0
+        var afterCR = false
         while !atEnd {
             // Gather up to `width` pieces, then check them side by side.
             var batches: [Batch] = []
             while batches.count < width && !atEnd {
-                let data = input.readData(ofLength: pieceSize)
-                if data.isEmpty {
+                let (data, error) = readChunk(input, pieceSize)
+                pending.append(contentsOf: data)
+                if data.isEmpty || error != nil {
+                    readError = error
                     atEnd = true
-                } else {
-                    pending.append(contentsOf: data)
                 }
-                let cut: Int? =
+                if skipping {
+                    let start: Int? =
+                        atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.firstGameBoundary($0) }
+                    // Bytes that are surely skipped: up to the game start, else all but the
+                    // last `skipOverlap`.
+                    let skipped = start ?? max(0, pending.count - skipOverlap)
+                    pending.withUnsafeBufferPointer { bytes in
+                        for byte in bytes[..<skipped] {
+                            if byte == 0x0A && !afterCR || byte == 0x0D { skippedLines += 1 }
+                            afterCR = byte == 0x0D
+                        }
+                    }
+                    base += skipped
+                    pending.removeFirst(skipped)
+                    guard start != nil else { continue }
+                    skipping = false
+                }
+                var cut: Int? =
                     atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
+                if cut == nil && pending.count >= longestGame {
+                    // After the last line break (a whole CRLF), else not inside a character.
+                    var end = longestGame
+                    if let newline = pending[..<longestGame].lastIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                        end = newline + 1
+                        if pending[newline] == 0x0D && end < pending.count && pending[end] == 0x0A { end += 1 }
+                    } else {
+                        while end > longestGame - 3 && end < pending.count && pending[end] & 0xC0 == 0x80 { end -= 1 }
+                    }
+                    cut = end
+                    skipping = true
+                    afterCR = false
+                }
                 guard let cut, cut > 0 else { continue }
-                batches.append(Batch(bytes: Array(pending[..<cut]), base: base))
+                batches.append(Batch(bytes: Array(pending[..<cut]), base: base, skippedLines: skippedLines))
+                batches[batches.count - 1].cutShort = skipping
+                skippedLines = 0
                 base += cut
                 pending.removeFirst(cut)
             }
@@ -165,12 +268,22 @@ enum CheckRun {
             _ = results.initialize(from: batches)
             DispatchQueue.concurrentPerform(iterations: batches.count) { i in
                 let source = SourceText(results[i].bytes)
-                results[i].report = Checker.check(source, base: results[i].base)
+                var report = Checker.check(source, base: results[i].base)
+                if results[i].cutShort {
+                    let end = results[i].base + source.bytes.count
+                    report.diagnostics.append(
+                        Diagnostic(
+                            .syntax, .error,
+                            "No game starts in \(longestGame >> 20) MB: this text is too long to be one game; what follows is not checked up to the next game",
+                            range: end..<end, game: nil))
+                }
+                results[i].report = report
                 results[i].source = source
             }
             for i in 0..<batches.count {
                 var batch = results[i]
                 let source = batch.source!
+                line += batch.skippedLines
                 batch.located = batch.report.diagnostics.map { diagnostic in
                     var start = source.position(of: diagnostic.range.lowerBound - batch.base, in: .utf32)
                     var end = source.position(of: diagnostic.range.upperBound - batch.base, in: .utf32)
@@ -187,6 +300,23 @@ enum CheckRun {
             results.deinitialize()
             results.deallocate()
         }
-        return games
+        return (games, readError)
+    }
+
+    /// Reads up to `count` bytes (fewer only at the end of the input), and the error number
+    /// when reading fails (with the bytes read before the failure).
+    static func readChunk(_ input: Int32, _ count: Int) -> ([UInt8], Int32?) {
+        var data = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        var error: Int32?
+        while filled < count {
+            let n = data.withUnsafeMutableBytes { read(input, $0.baseAddress! + filled, count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { error = errno }
+            if n <= 0 { break }
+            filled += n
+        }
+        data.removeLast(count - filled)
+        return (data, error)
     }
 }

@@ -70,7 +70,9 @@ struct Import: ParsableCommand {
         output += "\(grouped(total.total)) games in \(String(format: "%.2f", seconds)) s (\(grouped(rate)) games/s): "
         output += "\(grouped(total.stored)) stored, \(grouped(total.duplicates)) duplicates, "
         output += "\(grouped(total.refused.count)) refused\n"
-        FileHandle.standardOutput.write(Data(output.utf8))
+        if let failure = writeAll(STDOUT_FILENO, Array(output.utf8)) {
+            throw CommandError("cannot write to standard output: \(String(cString: strerror(failure)))")
+        }
         if !total.refused.isEmpty { throw ExitCode(1) }
     }
 }
@@ -82,7 +84,9 @@ struct Export: ParsableCommand {
             Reads En Croissant's Moves (with comments, NAGs and variations), ocgdb's Moves2, \
             text Moves and two-byte Moves layouts. Writes to standard output unless --output is \
             given; the count and any game that could not be read go to standard error, and \
-            such a game makes the exit status 1.
+            such a game makes the exit status 1. The output file is written whole or not at \
+            all: it replaces an existing file only with --force (a symbolic link is followed), \
+            and never the database itself.
             """)
 
     @Option(help: "The database file.")
@@ -94,8 +98,11 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("id"), help: "Only the game with this ID (repeatable).")
     var ids: [Int64] = []
 
-    @Option(help: "Write to this file instead of standard output.")
+    @Option(help: "Write to this file instead of standard output (- for standard output).")
     var output: String?
+
+    @Flag(help: "Replace the --output file if it exists.")
+    var force = false
 
     func run() throws {
         let database: GameDatabase
@@ -104,24 +111,24 @@ struct Export: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        var handle = FileHandle.standardOutput
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil),
-                let file = FileHandle(forWritingAtPath: output)
-            else {
-                throw ValidationError("cannot write \(output)")
-            }
-            handle = file
+        let file: OutputFile
+        if let output, output != "-" {
+            let inputs = ["", "-wal", "-shm", "-journal"].map { (db + $0, "the database") }
+            file = try OutputFile(path: output, replacing: force, inputs: inputs)
+        } else {
+            file = OutputFile()
         }
-        defer { if output != nil { try? handle.close() } }
         let report: ExportReport
         do {
             report = try database.exportPGN(player: player, ids: ids.isEmpty ? nil : ids) { text in
-                handle.write(Data(text.utf8))
+                try file.write(text.utf8)
             }
+        } catch let error as CommandError {
+            throw error
         } catch {
             throw ValidationError("\(error)")
         }
+        try file.commit()
         var summary = ""
         for failure in report.failed { summary += "skipped: \(failure)\n" }
         let layouts = report.layouts.sorted { $0.key.rawValue < $1.key.rawValue }.map {
@@ -130,7 +137,7 @@ struct Export: ParsableCommand {
         summary += "\(grouped(report.exported)) game\(report.exported == 1 ? "" : "s") exported"
         if !layouts.isEmpty { summary += " (moves read as: \(layouts.joined(separator: ", ")))" }
         summary += "\n"
-        FileHandle.standardError.write(Data(summary.utf8))
+        writeToStandardError(summary)
         if !ids.isEmpty && report.exported + report.failed.count < Set(ids).count {
             throw ValidationError("some of the requested IDs are not in the database")
         }
@@ -170,7 +177,7 @@ final class ProgressBar: @unchecked Sendable {
             line += "\(Int(fraction * 100))% "
         }
         line += "\(grouped(progress.games)) games  \(URL(fileURLWithPath: path).lastPathComponent)"
-        FileHandle.standardError.write(Data(line.utf8))
+        writeToStandardError(line)
         shown = true
     }
 
@@ -178,7 +185,7 @@ final class ProgressBar: @unchecked Sendable {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown { writeToStandardError("\r\u{1B}[K") }
         shown = false
     }
 }

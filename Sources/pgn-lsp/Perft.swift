@@ -43,8 +43,7 @@ struct Perft: ParsableCommand {
         print(nodes)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(nodes) / seconds : 0
-        FileHandle.standardError.write(
-            "\(nodes) nodes in \(String(format: "%.3f", seconds)) s: \(String(format: "%.0f", rate)) nodes/s\n"
-                .data(using: .utf8)!)
+        writeToStandardError(
+            "\(nodes) nodes in \(String(format: "%.3f", seconds)) s: \(String(format: "%.0f", rate)) nodes/s\n")
     }
 }

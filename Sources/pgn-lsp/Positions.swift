@@ -36,10 +36,16 @@ struct Positions: ParsableCommand {
             output += String(decoding: data, as: UTF8.self)
             output += "\n"
             if output.utf8.count > 1 << 20 {
-                FileHandle.standardOutput.write(output.data(using: .utf8)!)
+                try flush(output)
                 output.removeAll(keepingCapacity: true)
             }
         }
-        FileHandle.standardOutput.write(output.data(using: .utf8)!)
+        try flush(output)
+    }
+
+    private func flush(_ output: String) throws {
+        if let failure = writeAll(STDOUT_FILENO, Array(output.utf8)) {
+            throw CommandError("cannot write to standard output: \(String(cString: strerror(failure)))")
+        }
     }
 }

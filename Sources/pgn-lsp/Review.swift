@@ -54,14 +54,32 @@ struct Review: ParsableCommand {
     var threads: Int = 1
 
     @Option(help: "Engine processes working at once.")
-    var engines: Int = ProcessInfo.processInfo.activeProcessorCount
+    var engines: Int = min(64, ProcessInfo.processInfo.activeProcessorCount)
 
     @Option(help: "Hash table per engine, in MB.")
     var hash: Int = 16
 
+    /// The ranges of the server's settings of the same names.
+    func validate() throws {
+        func check(_ value: Int, _ name: String, _ range: ClosedRange<Int>) throws {
+            guard range.contains(value) else {
+                throw ValidationError("--\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+            }
+        }
+        try check(depth, "depth", 1...60)
+        if let movetime { try check(movetime, "movetime", 1...600_000) }
+        try check(threads, "threads", 1...1024)
+        try check(engines, "engines", 1...64)
+        try check(hash, "hash", 1...65536)
+    }
+
     func run() throws {
         guard let bytes = FileManager.default.contents(atPath: file).map(Array.init) else {
             throw ValidationError("cannot read \(file)")
+        }
+        // Refused before the review rather than after it.
+        let annotated = try annotate.map {
+            try OutputFile(path: $0, replacing: true, inputs: [(file, "the file being reviewed")])
         }
         var configuration = EngineConfiguration(path: engine)
         configuration.threads = threads
@@ -94,11 +112,11 @@ struct Review: ParsableCommand {
                     preset: presetValue
                 ) { done, total in
                     if showProgress {
-                        FileHandle.standardError.write(Data("\rgame \(index + 1): \(done)/\(total) positions".utf8))
+                        writeToStandardError("\rgame \(index + 1): \(done)/\(total) positions")
                     }
                 }
             }
-            if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if showProgress { writeToStandardError("\r\u{1B}[K") }
             reports.append(format == .json ? json(review, replay, index) : text(review, replay, index))
             if annotate != nil {
                 edits += ReviewAnnotator.edits(for: review, mainline: mainline, replay: replay)
@@ -109,11 +127,9 @@ struct Review: ParsableCommand {
         } else {
             print(reports.joined(separator: "\n"), terminator: "")
         }
-        if let annotate {
-            let annotated = ReviewAnnotator.apply(edits, to: bytes)
-            guard FileManager.default.createFile(atPath: annotate, contents: Data(annotated)) else {
-                throw ValidationError("cannot write \(annotate)")
-            }
+        if let annotated {
+            try annotated.write(ReviewAnnotator.apply(edits, to: bytes))
+            try annotated.commit()
         }
     }
 

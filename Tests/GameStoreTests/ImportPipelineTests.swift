@@ -84,6 +84,33 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(plies, [3, 3, 1])
     }
 
+    func testTextWithNoGameStartIsCutSoThatAFileOrAStreamStaysBounded() throws {
+        // Seventy megabytes in which no game starts, then a game: the text is read in pieces
+        // of at most `longestGame`, not kept whole, and the game after it is stored.
+        var junk = [UInt8](repeating: 0x78, count: 70 << 20)
+        for k in stride(from: 99, to: junk.count, by: 100) { junk[k] = 0x0A }
+        let game = Array("\n[Event \"after\"]\n\n1. e4 e5 *\n".utf8)
+        let text = Data(junk + game)
+        let path = folder.path("junk.pgn")
+        try text.write(to: URL(fileURLWithPath: path))
+        let mapped = try GameDatabase(path: folder.path("mapped.db3")).importPGN(path: path)
+        let pipe = Pipe()
+        let feeder = Thread {
+            let handle = pipe.fileHandleForWriting
+            handle.write(text)
+            try? handle.close()
+        }
+        feeder.start()
+        let streamed = try GameDatabase(path: folder.path("streamed.db3")).importPGN(from: pipe.fileHandleForReading)
+        for report in [mapped, streamed] {
+            XCTAssertEqual(report.stored, 1)
+        }
+        let events = try rows(folder.path("streamed.db3"), "SELECT Name FROM Events ORDER BY ID").map {
+            $0[0] as String
+        }
+        XCTAssertEqual(events.last, "after")
+    }
+
     func testDuplicatesInsideOneImportIntoANewFile() throws {
         let game = """
             [Event "e"]

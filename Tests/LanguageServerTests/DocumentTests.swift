@@ -168,6 +168,33 @@ final class DocumentTests: XCTestCase {
         }
     }
 
+    func testEveryOffsetAndColumnAgreeWithAWalkAlongTheLine() {
+        var generator = SeededGenerator(seed: 0xC0FFEE)
+        let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r\n", " ", "e4", "\u{0}"]
+        for round in 0..<40 {
+            let text = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
+            var document = Document(uri: "u", version: 0, text: "x")
+            document.apply([TextDocumentContentChangeEvent(range: nil, text: "")], version: 1, encoding: .utf16)
+            document.apply(
+                [TextDocumentContentChangeEvent(range: LSPRange(0, 0, 0, 0), text: text)], version: 2, encoding: .utf16)
+            XCTAssertEqual(document.lineIndex, LineIndex(document.bytes))
+            for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
+                for line in 0..<document.lineCount {
+                    for character in 0...14 {
+                        let position = Position(line: line, character: character)
+                        let offset = document.offset(of: position, encoding: encoding)
+                        XCTAssertEqual(offset, referenceOffset(text, position, encoding), "round \(round) \(position)")
+                        let back = document.position(of: offset, encoding: encoding)
+                        XCTAssertEqual(referenceOffset(text, back, encoding), offset, "round \(round) \(position)")
+                        XCTAssertLessThanOrEqual(back, position)
+                    }
+                }
+            }
+        }
+    }
+
     /// Positions to offsets computed scalar by scalar, independently of `LineIndex`.
     func referenceOffset(_ text: String, _ position: Position, _ encoding: PositionEncoding) -> Int {
         let scalars = Array(text.unicodeScalars)

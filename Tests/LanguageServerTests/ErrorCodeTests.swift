@@ -71,6 +71,25 @@ final class ErrorCodeTests: XCTestCase {
         }
     }
 
+    func testMalformedResponsesAreNeverAnswered() async throws {
+        let client = try await initializedClient()
+        for body in [
+            #"{"jsonrpc":"2.0","id":7,"error":"boom"}"#, #"{"jsonrpc":"2.0","error":{"code":1}}"#,
+            #"{"jsonrpc":"2.0","result":null}"#, #"{"jsonrpc":"1.0","id":3,"result":1}"#,
+            #"{"jsonrpc":"2.0","id":{"x":1},"result":1}"#,
+        ] {
+            guard case .failure(let invalid) = Message.decode(frame: Array(body.utf8)) else {
+                return XCTFail("\(body) is read as a message")
+            }
+            XCTAssertTrue(invalid.isResponse, body)
+            client.connection.deliver(frame: Array(body.utf8))
+        }
+        let sum = try await client.result("test/add", ["a": 1, "b": 1])
+        XCTAssertEqual(sum, ["sum": 2])
+        let stray = await client.unclaimedResponses()
+        XCTAssertEqual(stray, [])
+    }
+
     func testUnknownRequestIsMethodNotFound() async throws {
         let client = try await initializedClient()
         let error = try await client.error("textDocument/unknownThing", [:])

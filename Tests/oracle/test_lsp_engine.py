@@ -347,3 +347,65 @@ def test_more_lines_with_multipv():
         assert len(others) == 2, text
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("command", ["pgn.reviewGame", "pgn.annotateGame", "pgn.saveGame"])
+def test_a_position_far_outside_the_document_is_an_error_not_a_crash(tmp_path, command):
+    client = start(fake_engine(tmp_path, "normal"))
+    try:
+        client.open(URI, BLUNDER + "\n\n")
+        for line, character, message in [
+            (2**63 - 1, 0, "there is no game after the end of the document"),
+            (2**63 - 1, 2**63 - 1, "there is no game after the end of the document"),
+            (-(2**63), 0, "takes a position whose line and character are 0 or more"),
+            (0, -1, "takes a position whose line and character are 0 or more"),
+        ]:
+            answer = client.response(client.request_async("workspace/executeCommand", {
+                "command": command, "arguments": [URI, {"line": line, "character": character}]}))
+            assert answer["error"]["code"] == -32602 and answer["error"]["message"].endswith(message), answer
+        assert "FEN after the move" in hover(client, URI, BLUNDER, "e4")
+    finally:
+        client.close()
+
+
+def test_a_slow_engine_start_does_not_cancel_the_next_review(tmp_path):
+    # The hover gives up while the engine starts; the search it began is stopped at once. The
+    # review that follows, as shallow as that search, must not take it for its own.
+    client = start(fake_engine(tmp_path, "slow-start:2"), engine={"hoverMs": 200}, review={"depth": 1})
+    try:
+        client.open(URI, BLUNDER)
+        assert "**Engine**" not in hover(client, URI, BLUNDER, "Nxf7")
+        result = review(client, URI, timeout=60)
+        assert result[0]["white"]["accuracy"] is not None
+    finally:
+        client.close()
+
+
+def test_an_engine_that_floods_its_output_fails_the_review_in_time(tmp_path):
+    client = start(fake_engine(tmp_path, "flood"), review={"movetime": 100})
+    try:
+        client.open(URI, BLUNDER)
+        started = time.monotonic()
+        answer = client.response(client.request_async("workspace/executeCommand",
+                                                      {"command": "pgn.reviewGame", "arguments": [URI, 0]}),
+                                 timeout=60)
+        # The movetime and 5 s, then 2 s for `stop`, then the engine is ended.
+        assert "did not answer in time" in answer["error"]["message"]
+        assert time.monotonic() - started < 20
+        assert client.request("textDocument/completion", {"textDocument": {"uri": URI},
+                                                          "position": pos(BLUNDER, "e4")})
+    finally:
+        client.close()
+
+
+def test_scores_beyond_any_range_are_shown_in_range(tmp_path):
+    client = start(fake_engine(tmp_path, "extreme"), review={"depth": 1})
+    try:
+        client.open(URI, BLUNDER)
+        # After 1. e4 the engine says Black, to move, is mated in 2^63 moves.
+        assert "**Engine** `#10000`" in hover(client, URI, BLUNDER, "e4")
+        result = review(client, URI)
+        assert result[0]["white"]["accuracy"] is not None
+        assert client.process.poll() is None
+    finally:
+        client.close()

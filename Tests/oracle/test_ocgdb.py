@@ -12,8 +12,9 @@ import time
 
 import chess
 import chess.pgn
+import pytest
 
-from conftest import SHARED, binary, run
+from conftest import ROOT, SHARED, binary, run
 
 LICHESS = SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn"
 MALAKHOV = SHARED / "corpus" / "collections" / "Malakhov.pgn"
@@ -277,3 +278,31 @@ def test_export_lists_a_game_it_cannot_read_and_exits_with_1(tmp_path):
     ids = [arg for k in (1, 2, 3) for arg in ("--id", str(k))]
     assert run(["export", "--db", str(db), *ids]).stdout.count("[Event ") == 3
 
+
+
+def ocgdb_binary() -> pathlib.Path:
+    """ocgdb itself, built once (into /tmp/ocgdb) by the script beside its source."""
+    built = subprocess.run([str(SHARED / "peers" / "ocgdb" / "build")], capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"ocgdb cannot be built here: {built.stderr[-300:]}")
+    return pathlib.Path(built.stdout.strip())
+
+
+def test_a_file_made_by_ocgdb_is_read_and_not_taken_for_another_programs(tmp_path):
+    source = ROOT / "samples" / "sample.pgn"
+    db = tmp_path / "made.ocgdb.db3"
+    subprocess.run([str(ocgdb_binary()), "-create", "-pgn", str(source), "-db", str(db), "-cpu", "1", "-o", "moves2"],
+                   capture_output=True, check=True, timeout=120)
+    with sqlite3.connect(db) as connection:
+        stored = connection.execute("SELECT COUNT(*) FROM Games").fetchone()[0]
+    assert stored > 0
+    before = db.read_bytes()
+    exported = run(["export", "--db", str(db)]).stdout
+    assert exported.count("[Event ") == stored
+    # ocgdb's Games table lacks columns En Croissant reads: the file is refused for writing as
+    # a game database that lacks them, not as another program's, and left as it is.
+    result = run(["import", "--db", str(db), str(source)], check=False)
+    assert result.returncode != 0
+    assert "is not a game database this program can write: its Games table has no" in result.stderr, result.stderr
+    assert "another program" not in result.stderr
+    assert db.read_bytes() == before

@@ -1,11 +1,14 @@
-"""`pgn-lsp review` with the real Stockfish: the summary, JSON, one game of several, annotation."""
+"""`pgn-lsp review` with the real Stockfish: the summary, JSON, one game of several, annotation; and
+with engines that misbehave (Tests/Fixtures/fake-engine), its option checks."""
 import json
 import re
 import subprocess
+import time
 
 import chess.pgn
 
 from conftest import ROOT, binary
+from test_lsp_engine import fake_engine
 
 BLUNDER = ROOT / "samples" / "blunder.pgn"
 
@@ -67,3 +70,36 @@ def test_annotate_writes_a_valid_game_with_the_same_moves(tmp_path):
     nxf7 = list(annotated.mainline())[8]
     assert nxf7.san() == "Nxf7" and len(nxf7.parent.variations) == 2
     assert subprocess.run([str(binary()), "check", str(out)], capture_output=True).returncode == 0
+
+
+def test_options_out_of_range_are_refused_before_any_engine_starts(tmp_path):
+    log = tmp_path / "log"
+    engine = fake_engine(tmp_path, "normal", log=log)
+    for option, value, message in [
+        ("--depth", 0, "--depth must be from 1 to 60, not 0"),
+        ("--depth", 999, "--depth must be from 1 to 60, not 999"),
+        ("--movetime", -5, "--movetime must be from 1 to 600000, not -5"),
+        ("--movetime", 10**12, "--movetime must be from 1 to 600000"),
+        ("--engines", 0, "--engines must be from 1 to 64, not 0"),
+        ("--threads", -1, "--threads must be from 1 to 1024, not -1"),
+        ("--hash", 2**40, "--hash must be from 1 to 65536"),
+    ]:
+        result = review(BLUNDER, "--engine", engine, f"{option}={value}")
+        assert result.returncode == 64 and message in result.stderr, (option, value, result.stderr)
+    assert not log.exists()
+
+
+def test_an_engine_that_floods_its_output_fails_in_time(tmp_path):
+    started = time.monotonic()
+    result = review(BLUNDER, "--engine", fake_engine(tmp_path, "flood"), "--movetime", 100, "--engines", 1)
+    assert result.returncode == 1 and "did not answer in time" in result.stderr
+    # The movetime and 5 s, then 2 s for `stop`, then the engine is ended.
+    assert time.monotonic() - started < 30
+
+
+def test_scores_beyond_any_range_are_written_in_range(tmp_path):
+    result = review(BLUNDER, "--engine", fake_engine(tmp_path, "extreme"), "--depth", 1, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    (game,) = json.loads(result.stdout)
+    assert game["moves"][0]["before"] == "-1000.00" and game["moves"][0]["after"] == "#10000"
+    assert 0 <= game["accuracy"]["white"] <= 100

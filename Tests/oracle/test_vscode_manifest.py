@@ -25,6 +25,14 @@ def test_manifest_settings_match_the_schema():
     json.loads((VSCODE / "language-configuration.json").read_text())
 
 
+def test_settings_that_name_a_program_to_run_are_the_machine_s_own():
+    # A workspace's .vscode/settings.json comes with the repository: it must not choose what runs.
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    contributed = manifest["contributes"]["configuration"]["properties"]
+    for key in ("pgn.engine.path", "pgn.server.path"):
+        assert contributed[key].get("scope") == "machine", key
+
+
 def test_every_contributed_command_is_one_the_server_advertises():
     manifest = json.loads((VSCODE / "package.json").read_text())
     client = LSPClient()

@@ -83,7 +83,7 @@ def main():
                 if name.startswith("pgn-lsp import (Moves, Moves2, Comments"):
                     # Export the full database while it is there.
                     seconds, peak, _, status = measure(
-                        [str(PGN_LSP), "export", "--db", str(db), "--output", str(out)])
+                        [str(PGN_LSP), "export", "--db", str(db), "--output", str(out), "--force"])
                     assert status == 0
                     exports.append((seconds, peak))
     print(f"Input: {distinct.name}, {distinct.stat().st_size / 1e6:.1f} MB, {GAMES:,} games; "

@@ -1,9 +1,13 @@
+import PGN
+
 /// Where each line of a document begins, as byte offsets into its UTF-8 text, and the conversions between
 /// LSP positions and byte offsets. Lines end at `\n`, `\r\n` or a lone `\r`, as LSP specifies.
 public struct LineIndex: Sendable, Hashable {
     /// The byte offset of the first byte of each line; the first is 0. A document ending with a line
     /// terminator has a last, empty line starting at its end.
     public private(set) var lineStarts: [Int]
+    /// Where characters are wider than a byte: conversions take time logarithmic in the text.
+    private var widths: CharacterWidths
 
     public init(_ bytes: [UInt8]) {
         var starts = [0]
@@ -19,6 +23,7 @@ public struct LineIndex: Sendable, Hashable {
             }
         }
         lineStarts = starts
+        widths = CharacterWidths(bytes)
     }
 
     public var lineCount: Int { lineStarts.count }
@@ -46,18 +51,11 @@ public struct LineIndex: Sendable, Hashable {
             for index in high..<lineStarts.count { lineStarts[index] += delta }
         }
         lineStarts.replaceSubrange(low..<high, with: middle)
+        bytes.withUnsafeBufferPointer { widths.replace(oldRange, insertedLength: insertedLength, in: $0) }
     }
 
     /// The index of the first line start at or after `offset`.
-    private func firstIndex(ofStartAtLeast offset: Int) -> Int {
-        var low = 0
-        var high = lineStarts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if lineStarts[middle] < offset { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
+    private func firstIndex(ofStartAtLeast offset: Int) -> Int { lineStarts.firstIndex(atLeast: offset) }
 
     /// The line that holds byte `offset` (a line terminator belongs to the line it ends).
     public func line(containing offset: Int) -> Int {
@@ -80,24 +78,9 @@ public struct LineIndex: Sendable, Hashable {
         guard position.line >= 0 else { return 0 }
         guard position.line < lineStarts.count else { return bytes.count }
         let content = contentRange(ofLine: position.line, in: bytes)
-        let character = max(0, position.character)
-        if encoding == .utf8 {
-            var offset = content.lowerBound + min(character, content.count)
-            while offset > content.lowerBound, offset < content.upperBound, Self.isContinuation(bytes[offset]) {
-                offset -= 1
-            }
-            return offset
-        }
-        var offset = content.lowerBound
-        var units = 0
-        while offset < content.upperBound {
-            let length = Self.sequenceLength(bytes[offset])
-            let width = encoding == .utf16 && length == 4 ? 2 : 1
-            if units + width > character { break }
-            units += width
-            offset += length
-        }
-        return min(offset, content.upperBound)
+        return widths.offset(
+            ofColumn: position.character, lineStart: content.lowerBound, lineEnd: content.upperBound,
+            in: encoding.columns)
     }
 
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
@@ -106,29 +89,19 @@ public struct LineIndex: Sendable, Hashable {
         let clamped = min(max(offset, 0), bytes.count)
         let line = line(containing: clamped)
         let content = contentRange(ofLine: line, in: bytes)
-        var target = min(clamped, content.upperBound)
-        while target > content.lowerBound, target < content.upperBound, Self.isContinuation(bytes[target]) {
-            target -= 1
-        }
-        if encoding == .utf8 { return Position(line: line, character: target - content.lowerBound) }
-        var units = 0
-        var index = content.lowerBound
-        while index < target {
-            let length = Self.sequenceLength(bytes[index])
-            units += encoding == .utf16 && length == 4 ? 2 : 1
-            index += length
-        }
-        return Position(line: line, character: units)
+        let target = widths.characterStart(min(clamped, content.upperBound))
+        return Position(
+            line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding.columns))
     }
+}
 
-    private static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
-
-    private static func sequenceLength(_ lead: UInt8) -> Int {
-        switch lead {
-        case 0xF0...: return 4
-        case 0xE0...: return 3
-        case 0xC0...: return 2
-        default: return 1
+extension PositionEncoding {
+    /// The same unit, as the PGN reader names it.
+    var columns: PGN.PositionEncoding {
+        switch self {
+        case .utf8: return .utf8
+        case .utf16: return .utf16
+        case .utf32: return .utf32
         }
     }
 }

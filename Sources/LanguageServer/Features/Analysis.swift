@@ -183,7 +183,38 @@ public final class PGNAnalyzer: Sendable {
         var games: [GameText: GameAnalysis] = [:]
         /// How many games the latest analyses held when the cache was last trimmed to them.
         var liveGames = 0
+        /// The bytes of the games in the cache, and of those the latest analyses held at the
+        /// last trim: typing in one large game makes a new large game at every keystroke.
+        var cachedBytes = 0
+        var liveBytes = 0
+
+        /// Whether the cache may grow by `bytes` of games before it is trimmed again.
+        func hasRoom(for bytes: Int) -> Bool {
+            games.count <= 2 * liveGames + 1024 && cachedBytes + bytes <= 2 * liveBytes + PGNAnalyzer.spareCacheBytes
+        }
+
+        /// Keeps only the games of the open documents' latest versions; returns the bytes dropped.
+        @discardableResult
+        mutating func trim() -> Int {
+            var kept: [GameText: GameAnalysis] = [:]
+            var bytes = 0
+            for latest in latest.values.compactMap(\.last) {
+                for game in latest.games where kept[game.analysis.text] == nil {
+                    kept[game.analysis.text] = game.analysis
+                    bytes += game.analysis.text.bytes.count
+                }
+            }
+            let dropped = cachedBytes - bytes
+            games = kept
+            liveGames = kept.count
+            cachedBytes = bytes
+            liveBytes = bytes
+            return dropped
+        }
     }
+
+    /// The bytes of game text the cache may hold beyond twice the open documents' games.
+    public static let spareCacheBytes = 8 << 20
 
     private let state = Locked(State())
 
@@ -223,28 +254,38 @@ public final class PGNAnalyzer: Sendable {
                 versions = [stored]
             }
             state.latest[document.uri] = versions
-            if let reread, state.games.count <= 2 * state.liveGames + 1024 {
+            let rereadBytes = reread?.reduce(0) { $0 + $1.text.bytes.count } ?? 0
+            if let reread, state.hasRoom(for: rereadBytes) {
                 // After an edit: the games read again join the cache; the stale ones leave it at
                 // the next trim.
                 for game in reread where state.games[game.text] == nil {
                     state.games[game.text] = game
+                    state.cachedBytes += game.text.bytes.count
                 }
             } else {
-                // Keep the games of the open documents' latest versions.
-                var kept: [GameText: GameAnalysis] = [:]
-                for latest in state.latest.values.compactMap(\.last) {
-                    for game in latest.games { kept[game.analysis.text] = game.analysis }
-                }
-                state.games = kept
-                state.liveGames = kept.count
+                state.trim()
             }
         }
         return result
     }
 
-    /// Forgets a closed document.
+    /// Forgets a closed document, and the games only it held.
     public func close(_ uri: DocumentURI) {
-        state.withLock { $0.latest[uri] = nil }
+        let dropped = state.withLock { state in
+            state.latest[uri] = nil
+            return state.trim()
+        }
+        if dropped > Self.spareCacheBytes { Self.returnFreedMemory() }
+    }
+
+    /// The number of games the cache holds and their bytes.
+    public var cacheSize: (games: Int, bytes: Int) { state.withLock { ($0.games.count, $0.cachedBytes) } }
+
+    /// Hands memory freed by a large close back to the system, which the allocator may keep.
+    private static func returnFreedMemory() {
+        #if os(Linux)
+            _ = releaseFreeHeapPages(0)
+        #endif
     }
 
     /// The latest analysis of every open document (without its bytes).
@@ -472,3 +513,9 @@ public final class PGNAnalyzer: Sendable {
             stamp: document.history.stamp, length: document.bytes.count)
     }
 }
+
+#if os(Linux)
+    /// glibc's `malloc_trim`: gives free heap pages back to the system.
+    @_silgen_name("malloc_trim")
+    private func releaseFreeHeapPages(_ pad: Int) -> Int32
+#endif

@@ -22,8 +22,11 @@ extension PGNLanguageServer {
             case .closed(let document):
                 publisher.cancel(document.uri)
                 analyzer.close(document.uri)
-                server.sendNotification(
-                    "textDocument/publishDiagnostics", params: ["uri": .string(document.uri), "diagnostics": []])
+                // A publication already under way sends before this one or not at all (`publish`).
+                publication.withLock { _ in
+                    server.sendNotification(
+                        "textDocument/publishDiagnostics", params: ["uri": .string(document.uri), "diagnostics": []])
+                }
             case .saved:
                 break
             }
@@ -43,15 +46,25 @@ extension PGNLanguageServer {
         }
     }
 
+    /// Publishes the diagnostics of `document`, unless by the time they are ready the document
+    /// was closed or changed: a client would keep them for a file no longer open, or for a text
+    /// it no longer has, until the next publication.
     func publish(_ document: Document, encoding: PositionEncoding) {
         let analysis = analyzer.analysis(of: document)
-        server.sendNotification(
-            "textDocument/publishDiagnostics",
-            params: [
-                "uri": .string(document.uri), "version": .integer(document.version),
-                "diagnostics": .array(
-                    lspDiagnostics(analysis, document, encoding) + reviewDiagnostics(analysis, document, encoding)),
-            ])
+        let diagnostics =
+            lspDiagnostics(analysis, document, encoding) + reviewDiagnostics(analysis, document, encoding)
+        publication.withLock { _ in
+            // The store drops a closed document before its observers are told, and the closing
+            // clears its diagnostics under this lock: either this runs first, or it sees the close.
+            guard let current = server.documents[document.uri], current.history.stamp == document.history.stamp
+            else { return }
+            server.sendNotification(
+                "textDocument/publishDiagnostics",
+                params: [
+                    "uri": .string(document.uri), "version": .integer(document.version),
+                    "diagnostics": .array(diagnostics),
+                ])
+        }
     }
 
     func republishAll(_ context: NotificationContext) {

@@ -225,10 +225,15 @@ extension PGNLanguageServer {
         } else if let position = arguments.dropFirst().first, let line = position["line"]?.intValue,
             let character = position["character"]?.intValue
         {
+            guard line >= 0, character >= 0 else {
+                throw ResponseError(.invalidParams, "\(name) takes a position whose line and character are 0 or more")
+            }
             let offset = document.offset(
                 of: Position(line: line, character: character), encoding: context.positionEncoding)
             guard let index = analysis.gameIndex(at: offset) else {
-                throw ResponseError(.invalidParams, "there is no game at line \(line + 1)")
+                // People count lines from 1; a line past the end of the document has no such number.
+                let place = line < document.lineCount ? "at line \(line + 1)" : "after the end of the document"
+                throw ResponseError(.invalidParams, "there is no game \(place)")
             }
             selected = [index]
         } else {
@@ -447,7 +452,7 @@ extension PGNLanguageServer {
         return lines.joined(separator: "\n")
     }
 
-    private static func percent(_ permille: Int) -> String { "\((permille + 5) / 10)%" }
+    private static func percent(_ permille: Int) -> String { "\((max(0, min(1000, permille)) + 5) / 10)%" }
 }
 
 extension GameReview {

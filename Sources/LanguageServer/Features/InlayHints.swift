@@ -19,6 +19,7 @@ extension PGNLanguageServer {
                 ])
             }
             for game in analysis.games where game.range.overlaps(wanted) || game.range.upperBound == wanted.lowerBound {
+                try context.checkCancellation()
                 let a = game.analysis
                 for review in reviewHints(game, in: wanted) {
                     hint(review.offset, review.label, tooltip: review.tooltip)

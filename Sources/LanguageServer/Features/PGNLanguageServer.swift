@@ -11,6 +11,8 @@ public final class PGNLanguageServer: Sendable {
     let settings = Locked(Settings())
     let pendingWarnings = Locked<[String]>([])
     let publisher: Debouncer<DocumentURI>
+    /// Held while diagnostics are sent, so that a document's last publication follows its closing.
+    let publication = Locked(())
 
     public init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
         self.server = server

@@ -8,9 +8,15 @@ extension PGNLanguageServer {
 
     /// Where games are saved: `pgn.database.path` (absolute, `~/…`, or relative to the first
     /// workspace folder), else `games.ocgdb.db3` in the first workspace folder, else beside
-    /// the document.
+    /// the document. A setting with a NUL character is refused.
     func databasePath(for uri: DocumentURI, _ context: RequestContext) throws -> String {
         let setting = currentSettings.databasePath
+        // A file name ends at a NUL character: the file opened would be another one.
+        if setting.utf8.contains(0) {
+            throw ResponseError(
+                .invalidParams, "pgn.database.path holds a NUL character: no file name can hold one; change the setting"
+            )
+        }
         if setting.hasPrefix("/") { return setting }
         if setting.hasPrefix("~/") {
             return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(setting.dropFirst(2)))

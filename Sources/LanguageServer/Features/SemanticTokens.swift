@@ -22,24 +22,25 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/semanticTokens/full") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             return [
-                "data": .array(semanticTokens(analysis, document, 0..<document.bytes.count, context.positionEncoding))
+                "data": .array(
+                    try semanticTokens(analysis, document, 0..<document.bytes.count, context.positionEncoding))
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             let wanted = try byteRange(params["range"], document, context.positionEncoding)
-            return ["data": .array(semanticTokens(analysis, document, wanted, context.positionEncoding))]
+            return ["data": .array(try semanticTokens(analysis, document, wanted, context.positionEncoding))]
         }
     }
 
     func semanticTokens(
         _ analysis: DocumentAnalysis, _ document: Document, _ wanted: Range<Int>, _ encoding: PositionEncoding
-    )
-        -> [JSONValue]
-    {
+    ) throws -> [JSONValue] {
         // (start, end, type, modifiers) in document bytes.
         var tokens: [(Int, Int, Int, Int)] = []
         for game in analysis.games where game.range.overlaps(wanted) {
+            // The request's task is cancelled with it.
+            try Task.checkCancellation()
             let a = game.analysis
             let base = game.start
             for tag in a.syntax.tags {

@@ -18,6 +18,7 @@ extension PGNLanguageServer {
                 folds.append(.object(object))
             }
             for game in analysis.games {
+                try context.checkCancellation()
                 let a = game.analysis
                 let base = game.start
                 fold(game.range, kind: "region")
@@ -42,8 +43,11 @@ extension PGNLanguageServer {
         }
     }
 
-    /// Selection ranges grow from a token to its move with annotations, its variation, its
-    /// game's movetext or tag, the game, and the document.
+    /// How many enclosing variations a selection range grows through, the innermost.
+    static let selectionVariationLevels = 32
+
+    /// Selection ranges grow from a token to its move with annotations, its variation (up to
+    /// `selectionVariationLevels` of them), its game's movetext or tag, the game, and the document.
     func registerSelectionRanges() {
         server.capabilities.features["selectionRangeProvider"] = true
         server.registerRequest("textDocument/selectionRange") { [self] params, context in
@@ -80,7 +84,10 @@ extension PGNLanguageServer {
                                 enclosing.append(nodes[start].range.lowerBound..<node.range.upperBound)
                             }
                         }
-                        ranges += enclosing.sorted { $0.count > $1.count }.map(shift)
+                        // A person widens a selection a few times, and a client reads the chain as
+                        // nested JSON: the innermost variations only, however deep the nesting.
+                        ranges += enclosing.sorted { $0.count > $1.count }.suffix(Self.selectionVariationLevels)
+                            .map(shift)
                         ranges.append(shift(nodes[index].range))
                     }
                 }

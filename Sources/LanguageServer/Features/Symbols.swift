@@ -26,6 +26,7 @@ extension PGNLanguageServer {
             let encoding = context.positionEncoding
             var symbols: [JSONValue] = []
             for (index, game) in analysis.games.enumerated() {
+                try context.checkCancellation()
                 let a = game.analysis
                 let replay = a.gameReplay
                 func shifted(_ r: Range<Int>) -> Range<Int> {

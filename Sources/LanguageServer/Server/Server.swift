@@ -87,6 +87,13 @@ public final class Server: Sendable {
             handleNotification(method: method, params: params)
         case .message(.response(let id, let result)):
             handleResponse(id: id, result: result)
+        case .invalid(let invalid) where invalid.isResponse:
+            // A malformed response is never answered; a request of ours waiting for it fails.
+            log(.error, "invalid response from the client: \(invalid.error.message)")
+            if let id = invalid.id {
+                let continuation = state.withLock { $0.outgoing.removeValue(forKey: id) }
+                continuation?.resume(throwing: invalid.error)
+            }
         case .invalid(let invalid):
             log(.error, "invalid message: \(invalid.error.message)")
             connection.send(.response(id: invalid.id, result: .failure(invalid.error)))

@@ -103,10 +103,13 @@ public enum Message: Sendable, Equatable {
 public struct InvalidMessage: Error, Sendable, Equatable {
     public var id: RequestID?
     public var error: ResponseError
+    /// The message has `result` or `error` and no `method`: a response, which is never answered.
+    public var isResponse: Bool
 
-    public init(id: RequestID?, error: ResponseError) {
+    public init(id: RequestID?, error: ResponseError, isResponse: Bool = false) {
         self.id = id
         self.error = error
+        self.isResponse = isResponse
     }
 }
 
@@ -119,8 +122,10 @@ extension Message {
         }
         let rawID = members["id"]
         let id = rawID.flatMap(RequestID.init(json:))
+        let isResponse = members["method"] == nil && (members["result"] != nil || members["error"] != nil)
         if let version = members["jsonrpc"], version != "2.0" {
-            throw InvalidMessage(id: id, error: ResponseError(.invalidRequest, "jsonrpc must be \"2.0\""))
+            throw InvalidMessage(
+                id: id, error: ResponseError(.invalidRequest, "jsonrpc must be \"2.0\""), isResponse: isResponse)
         }
         if let method = members["method"] {
             guard case .string(let name) = method else {
@@ -141,14 +146,16 @@ extension Message {
         if let error = members["error"] {
             guard let responseError = ResponseError(json: error) else {
                 throw InvalidMessage(
-                    id: id, error: ResponseError(.invalidRequest, "error must have an integer code and a message"))
+                    id: id, error: ResponseError(.invalidRequest, "error must have an integer code and a message"),
+                    isResponse: true)
             }
             self = .response(id: id, result: .failure(responseError))
             return
         }
         if let result = members["result"] {
             guard let id else {
-                throw InvalidMessage(id: nil, error: ResponseError(.invalidRequest, "a response needs an id"))
+                throw InvalidMessage(
+                    id: nil, error: ResponseError(.invalidRequest, "a response needs an id"), isResponse: true)
             }
             self = .response(id: id, result: .success(result))
             return
