@@ -42,14 +42,16 @@ public enum Checker {
             diagnostics += replay.run(keepMoves: false).diagnostics
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
-        var report = limited(diagnostics, games: parser.games.count)
+        var report = limited(diagnostics, games: parser.games.count, alreadyOmitted: parser.omittedByGame)
         for (severity, count) in parser.omittedDiagnostics { report.omitted[severity, default: 0] += count }
         return report
     }
 
     /// A report that keeps the first `shownPerGame` diagnostics of each game (and of the text
     /// outside games) and replaces the others with one diagnostic that counts them.
-    static func limited(_ diagnostics: [Diagnostic], games: Int) -> Report {
+    /// `alreadyOmitted` counts, by game, the diagnostics the parser did not keep (its own
+    /// diagnostic that says so stands for one of them).
+    static func limited(_ diagnostics: [Diagnostic], games: Int, alreadyOmitted: [Int?: Int] = [:]) -> Report {
         var report = Report(games: games, diagnostics: diagnostics)
         guard diagnostics.count > shownPerGame else { return report }
         report.diagnostics = []
@@ -75,14 +77,15 @@ public enum Checker {
             // The summary stands for one of the diagnostics it counts.
             report.omitted[left.severity, default: 0] -= 1
             let first = diagnostics[left.first]
-            guard left.count > 1 else {
+            let count = left.count + max(0, (alreadyOmitted[game] ?? 0) - 1)
+            guard count > 1 else {
                 report.diagnostics.append(first)
                 continue
             }
             let place = game == nil ? "outside games" : "in this game"
             report.diagnostics.append(
                 Diagnostic(
-                    first.code, left.severity, "\(left.count) more problems \(place) from here on are not shown",
+                    first.code, left.severity, "\(count) more problems \(place) from here on are not shown",
                     range: first.range, game: game))
         }
         report.diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }

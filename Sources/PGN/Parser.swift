@@ -16,12 +16,16 @@ public struct Parser {
     private var stop: ((Int) -> Bool)?
     /// Where the game the parse stopped at starts (see `init(_:base:start:firstGameIndex:stoppingAt:)`).
     public private(set) var stoppedAt: Int?
-    /// The most diagnostics the parser keeps for one game: a game of stray bytes or brackets
-    /// can have one problem per byte. The rest are counted, and one diagnostic says how many.
+    /// The most diagnostics the parser keeps for one game, or for the text before the first
+    /// game: a text of stray brackets can have one problem per byte. The rest are counted, and
+    /// one diagnostic says how many.
     public static let diagnosticsPerGame = 1000
     /// How many diagnostics of each severity were counted but not kept (the one that says so
     /// stands for one of them and is not counted).
     public private(set) var omittedDiagnostics: [Diagnostic.Severity: Int] = [:]
+    /// How many diagnostics each game (nil: the text before the first game) did not keep,
+    /// the one that says so included.
+    public private(set) var omittedByGame: [Int?: Int] = [:]
     private var gameDiagnostics = 0
     private var omitted: (count: Int, first: Range<Int>, severity: Diagnostic.Severity, code: Diagnostic.Code)?
     /// The names of the current game's tags, once it has many: repeated names start a new game.
@@ -72,23 +76,22 @@ public struct Parser {
         _ code: Diagnostic.Code, _ severity: Diagnostic.Severity, _ message: String, _ range: Range<Int>,
         fixes: [Diagnostic.Fix] = []
     ) {
-        if game != nil {
-            if gameDiagnostics >= Self.diagnosticsPerGame {
-                omittedDiagnostics[severity, default: 0] += 1
-                if let previous = omitted {
-                    omitted = (previous.count + 1, previous.first, min(previous.severity, severity), previous.code)
-                } else {
-                    omitted = (1, range, severity, code)
-                }
-                return
+        if gameDiagnostics >= Self.diagnosticsPerGame {
+            omittedDiagnostics[severity, default: 0] += 1
+            if let previous = omitted {
+                omitted = (previous.count + 1, previous.first, min(previous.severity, severity), previous.code)
+            } else {
+                omitted = (1, range, severity, code)
             }
-            gameDiagnostics += 1
+            return
         }
+        gameDiagnostics += 1
         diagnostics.append(
             Diagnostic(code, severity, message, range: range, game: game == nil ? nil : gameIndex, fixes: fixes))
     }
 
     private mutating func startGame(at start: Int) {
+        if game == nil { reportOmitted() }
         finishGame()
         if let stop, stoppedAt == nil, stop(start) { stoppedAt = start }
         game = GameSyntax(range: start..<start)
@@ -102,16 +105,7 @@ public struct Parser {
             report(.syntax, .error, "This variation is never closed: ')' is missing", open)
         }
         openVariations.removeAll()
-        if let omitted {
-            omittedDiagnostics[omitted.severity, default: 0] -= 1
-            diagnostics.append(
-                Diagnostic(
-                    omitted.code, omitted.severity,
-                    "\(omitted.count) more problems in this game from here on are not shown", range: omitted.first,
-                    game: gameIndex))
-            self.omitted = nil
-        }
-        gameDiagnostics = 0
+        reportOmitted()
         tagNames = []
         if let last = finished.nodes.last {
             finished.range = finished.range.lowerBound..<max(finished.range.upperBound, last.range.upperBound)
@@ -226,8 +220,26 @@ public struct Parser {
             game = nil
             diagnostics.removeAll { $0.range.lowerBound >= stoppedAt }
         } else {
+            if game == nil { reportOmitted() }
             finishGame()
         }
+    }
+
+    /// The diagnostic that counts those the current game (or the text before the first game)
+    /// did not keep; the count starts again.
+    private mutating func reportOmitted() {
+        if let omitted {
+            omittedDiagnostics[omitted.severity, default: 0] -= 1
+            omittedByGame[game == nil ? nil : gameIndex] = omitted.count
+            let place = game == nil ? "outside games" : "in this game"
+            diagnostics.append(
+                Diagnostic(
+                    omitted.code, omitted.severity,
+                    "\(omitted.count) more problems \(place) from here on are not shown", range: omitted.first,
+                    game: game == nil ? nil : gameIndex))
+            self.omitted = nil
+        }
+        gameDiagnostics = 0
     }
 
     private mutating func finishGameAtResult() {

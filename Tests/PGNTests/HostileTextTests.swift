@@ -110,6 +110,18 @@ final class HostileTextTests: XCTestCase {
         XCTAssertEqual(report.diagnostics.filter { $0.severity == .error }.count + (report.omitted[.error] ?? 0), 5_001)
     }
 
+    func testTextBeforeAnyGameKeepsAThousandProblemsAndCheckShowsAHundred() {
+        let text = String(repeating: "]\n", count: 5_000)
+        let parser = parse(text)
+        XCTAssertEqual(parser.diagnostics.count, Parser.diagnosticsPerGame + 1)
+        XCTAssertEqual(parser.diagnostics.last?.message, "4000 more problems outside games from here on are not shown")
+        XCTAssertNil(parser.diagnostics.last?.game)
+        let report = check(text)
+        XCTAssertEqual(report.diagnostics.count, Checker.shownPerGame + 1)
+        XCTAssertEqual(report.diagnostics.last?.message, "4900 more problems outside games from here on are not shown")
+        XCTAssertEqual(report.diagnostics.count + (report.omitted[.error] ?? 0), 5_000, "the summary counts every one")
+    }
+
     func testAGameWithAHundredThousandTags() {
         var text = (0..<100_000).map { "[Tag\($0) \"v\"]\n" }.joined()
         text += "[Tag5 \"again\"]\n\n1. e4 *\n"
