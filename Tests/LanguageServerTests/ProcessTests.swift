@@ -71,7 +71,13 @@ final class ProcessTests: XCTestCase {
         session.send(.notification(method: "exit", params: nil))
         XCTAssertEqual(try session.finish(closeInput: false), 0)
         XCTAssertEqual(session.reader.problems, [])
-        XCTAssertTrue(session.standardError.contains("initialized"))
+        // Said to the client, not on standard error.
+        let logged = session.reader.all.compactMap { message -> String? in
+            guard case .notification("window/logMessage", let params) = message else { return nil }
+            return params?["message"]?.stringValue
+        }
+        XCTAssertTrue(logged.contains { $0.hasPrefix("initialized") }, "\(logged)")
+        XCTAssertEqual(session.standardError, "")
     }
 
     func testExitWithoutShutdownGivesStatusOne() throws {
@@ -149,5 +155,8 @@ final class ProcessTests: XCTestCase {
         }
         XCTAssertEqual(kinds.filter { $0.hasPrefix("response") }, ["response 1", "response 2"])
         XCTAssertEqual(Set(kinds.filter { !$0.hasPrefix("response") }), ["window/logMessage"])
+        // Information (`initialized by …`, an ignored notification) went to the client only:
+        // an editor shows standard error as errors.
+        XCTAssertEqual(session.standardError, "")
     }
 }

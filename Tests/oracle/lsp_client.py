@@ -89,7 +89,14 @@ class LSPClient:
         return message["result"]
 
     def initialize(self, encodings=("utf-16",), options=None, capabilities=None):
-        caps = {"general": {"positionEncodings": list(encodings)}, "textDocument": {}, "workspace": {}}
+        # What editors announce for the features these tests read (markdown hovers, as
+        # VS Code and Neovim take them); a test of another client passes its own.
+        caps = {"general": {"positionEncodings": list(encodings)},
+                "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
+                                 "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+                                 "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
+                                     "quickfix", "source", "source.fixAll"]}}}},
+                "workspace": {"applyEdit": True}}
         caps.update(capabilities or {})
         result = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": caps,
                                              **({"initializationOptions": options} if options else {})})

@@ -12,7 +12,9 @@ MISTAKES = (ROOT / "samples" / "mistakes.pgn").read_text()
 
 def start_in(tmp_path, settings=None):
     client = LSPClient()
-    params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {"window": {"workDoneProgress": True}},
+    capabilities = {"window": {"workDoneProgress": True},
+                    "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": []}}}}}
+    params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities,
               "initializationOptions": {"pgn": settings or {}}}
     client.request("initialize", params)
     client.notify("initialized", {})

@@ -61,8 +61,29 @@ extension PGNLanguageServer {
                     ])
                 }
             }
+            guard context.session.clientCapabilities.supportsCodeActionLiterals else {
+                return .array(actions.compactMap { Self.command(for: $0, context.session.clientCapabilities) })
+            }
             return .array(actions)
         }
+    }
+
+    /// A code action as a `Command`, for a client that takes no `CodeAction` literals: its
+    /// command, or `pgn.applyEdit` with its edit where the client can apply edits; nil otherwise.
+    static func command(for action: JSONValue, _ capabilities: ClientCapabilities) -> JSONValue? {
+        if let command = action["command"] { return command }
+        guard let edit = action["edit"], capabilities.supportsApplyEdit else { return nil }
+        return ["title": action["title"] ?? "", "command": "pgn.applyEdit", "arguments": [edit]]
+    }
+
+    /// Has the client apply `edit`. A client that cannot (no `workspace.applyEdit`) gets an
+    /// error that says what was not applied.
+    func applyEdit(_ label: String, _ edit: JSONValue, _ context: RequestContext) async throws -> JSONValue {
+        guard context.session.clientCapabilities.supportsApplyEdit else {
+            throw ResponseError(
+                .requestFailed, "\(label): this editor cannot apply edits from the server; nothing was changed")
+        }
+        return try await server.sendRequest("workspace/applyEdit", params: ["label": .string(label), "edit": edit])
     }
 
     /// The edits of every preferred fix, leaving out those that overlap an earlier one.
@@ -93,7 +114,8 @@ extension PGNLanguageServer {
     /// `pgn.*` commands.
     func registerCommands() {
         server.capabilities.features["executeCommandProvider"] = [
-            "commands": .array((["pgn.fixAll"] + Self.engineCommands + Self.databaseCommands).map { .string($0) })
+            "commands": .array(
+                (["pgn.fixAll", "pgn.applyEdit"] + Self.engineCommands + Self.databaseCommands).map { .string($0) })
         ]
         server.registerRequest("workspace/executeCommand", staleOnEdit: false) { [self] params, context in
             switch params["command"]?.stringValue {
@@ -105,12 +127,15 @@ extension PGNLanguageServer {
                 let document = try context.document(uri)
                 let edits = safeFixes(analyzer.analysis(of: document))
                 guard !edits.isEmpty else { return .null }
-                _ = try await server.sendRequest(
-                    "workspace/applyEdit",
-                    params: [
-                        "label": "Fix all safe problems",
-                        "edit": workspaceEdit(document, edits, context.positionEncoding),
-                    ])
+                _ = try await applyEdit(
+                    "Fix all safe problems", workspaceEdit(document, edits, context.positionEncoding), context)
+                return .null
+            case "pgn.applyEdit":
+                // A code action's edit, for a client that takes code actions as commands.
+                guard let edit = params["arguments"]?.arrayValue?.first, edit["changes"]?.objectValue != nil else {
+                    throw ResponseError(.invalidParams, "pgn.applyEdit takes a workspace edit")
+                }
+                _ = try await applyEdit("Apply the fix", edit, context)
                 return .null
             case let other:
                 if let other, let result = try await executeEngineCommand(other, params, context) { return result }

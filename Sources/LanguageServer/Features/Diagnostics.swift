@@ -2,15 +2,24 @@ import Foundation
 import PGN
 
 extension PGNLanguageServer {
-    /// Diagnostics are pushed (`textDocument/publishDiagnostics`, with the document version,
-    /// a short delay after the last edit) and can be pulled (`textDocument/diagnostic`).
+    /// Diagnostics are pulled (`textDocument/diagnostic`) by a client that can, and pushed
+    /// (`textDocument/publishDiagnostics`, with the document version, a short delay after the
+    /// last edit) to any other: never both to one client, which would show each twice.
     func registerDiagnostics() {
         server.capabilities.features["diagnosticProvider"] = [
             "identifier": "pgn", "interFileDependencies": false, "workspaceDiagnostics": false,
         ]
+        server.onInitialize { params, capabilities in
+            if !params.capabilities.supportsPullDiagnostics { capabilities.features["diagnosticProvider"] = nil }
+        }
         server.observeDocuments { [self] event, context in
             switch event {
             case .opened(let document), .changed(let document, _):
+                guard !context.session.clientCapabilities.supportsPullDiagnostics else {
+                    // The client pulls; reviews of games an edit changed stop when it does, or here.
+                    scheduleReviewCheck(document)
+                    return
+                }
                 let encoding = context.positionEncoding
                 // The closure keeps the URI and version only: a copy of the document would share
                 // its bytes, and the next edit would copy them all instead of editing in place.
@@ -22,6 +31,7 @@ extension PGNLanguageServer {
             case .closed(let document):
                 publisher.cancel(document.uri)
                 analyzer.close(document.uri)
+                if context.session.clientCapabilities.supportsPullDiagnostics { return }
                 // A publication already under way sends before this one or not at all (`publish`).
                 publication.withLock { _ in
                     server.sendNotification(
@@ -33,6 +43,7 @@ extension PGNLanguageServer {
         }
         server.registerRequest("textDocument/diagnostic") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
+            cancelStaleReviews(analysis, of: document.uri)
             let resultID = "\(document.version)-\(currentSettings.hashValue)-\(engines.generation)"
             if params["previousResultId"]?.stringValue == resultID {
                 return ["kind": "unchanged", "resultId": .string(resultID)]
@@ -51,6 +62,7 @@ extension PGNLanguageServer {
     /// it no longer has, until the next publication.
     func publish(_ document: Document, encoding: PositionEncoding) {
         let analysis = analyzer.analysis(of: document)
+        cancelStaleReviews(analysis, of: document.uri)
         let diagnostics =
             lspDiagnostics(analysis, document, encoding) + reviewDiagnostics(analysis, document, encoding)
         publication.withLock { _ in
@@ -67,9 +79,29 @@ extension PGNLanguageServer {
         }
     }
 
+    /// After a change of settings or a review: the diagnostics of every open document again,
+    /// pushed, or pulled again at the server's request where the client can be asked.
     func republishAll(_ context: NotificationContext) {
+        let capabilities = context.session.clientCapabilities
+        guard !capabilities.supportsPullDiagnostics else {
+            if capabilities.supportsDiagnosticRefresh {
+                Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
+            }
+            return
+        }
         for uri in context.documents.uris {
             if let document = context.documents[uri] { publish(document, encoding: context.positionEncoding) }
+        }
+    }
+
+    /// For a client that pulls diagnostics: once typing pauses, reviews of games the edits
+    /// changed are cancelled, as a publication would.
+    private func scheduleReviewCheck(_ document: Document) {
+        guard engines.isReviewing(document.uri) else { return }
+        let uri = document.uri
+        publisher.schedule(uri) { [self] in
+            guard let current = server.documents[uri] else { return }
+            cancelStaleReviews(analyzer.analysis(of: current), of: uri)
         }
     }
 

@@ -97,6 +97,11 @@ public final class EngineCenter: Sendable {
         for cancel in cancels { cancel(.contentModified) }
     }
 
+    /// Whether a review of a game of `uri` is running.
+    func isReviewing(_ uri: DocumentURI) -> Bool {
+        state.withLock { $0.running.values.contains { $0.uri == uri } }
+    }
+
     /// Cancels the review shown by a progress token.
     func cancelReview(progressToken: String) {
         let cancels = state.withLock { state in
@@ -107,20 +112,21 @@ public final class EngineCenter: Sendable {
 }
 
 extension PGNLanguageServer {
+    /// Cancels the running reviews of games of `uri` that `analysis`, its latest reading, no
+    /// longer holds.
+    func cancelStaleReviews(_ analysis: DocumentAnalysis, of uri: DocumentURI) {
+        guard engines.isReviewing(uri) else { return }
+        engines.cancelReviews(of: uri, keeping: Set(analysis.games.map(\.analysis.text)))
+    }
+
     static let engineCommands = ["pgn.reviewGame", "pgn.reviewFile", "pgn.annotateGame"]
 
     func registerEngineFeatures() {
         server.capabilities.features["codeLensProvider"] = ["resolveProvider": false]
+        // A review whose game an edit changed is cancelled when the edit is read, after the
+        // pause before diagnostics (`cancelStaleReviews`): the message loop never analyses.
         server.observeDocuments { [self] event, _ in
-            switch event {
-            case .changed(let document, _):
-                let texts = Set(analyzer.analysis(of: document).games.map(\.analysis.text))
-                engines.cancelReviews(of: document.uri, keeping: texts)
-            case .closed(let document):
-                engines.cancelReviews(of: document.uri, keeping: nil)
-            default:
-                break
-            }
+            if case .closed(let document) = event { engines.cancelReviews(of: document.uri, keeping: nil) }
         }
         server.registerNotification("window/workDoneProgress/cancel") { [self] params, _ in
             if let token = params["token"]?.stringValue { engines.cancelReview(progressToken: token) }
@@ -179,12 +185,8 @@ extension PGNLanguageServer {
                     $0.shifted(by: game.start)
                 }
             }
-            let answer = try await server.sendRequest(
-                "workspace/applyEdit",
-                params: [
-                    "label": "Annotate game with the review",
-                    "edit": workspaceEdit(document, edits, context.positionEncoding),
-                ])
+            let answer = try await applyEdit(
+                "Annotate game with the review", workspaceEdit(document, edits, context.positionEncoding), context)
             return ["applied": answer["applied"] ?? false]
         }
         var results: [JSONValue] = []
@@ -322,8 +324,12 @@ extension PGNLanguageServer {
 
     /// New review results: diagnostics are pushed again, and hints and lenses refreshed.
     private func afterReview(_ uri: DocumentURI, _ context: RequestContext) {
-        if let document = server.documents[uri] { publish(document, encoding: context.positionEncoding) }
         let capabilities = context.session.clientCapabilities
+        if !capabilities.supportsPullDiagnostics, let document = server.documents[uri] {
+            publish(document, encoding: context.positionEncoding)
+        } else if capabilities.supportsDiagnosticRefresh {
+            Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh") }
+        }
         if capabilities.value(at: "workspace", "inlayHint", "refreshSupport")?.boolValue == true {
             Task { _ = try? await server.sendRequest("workspace/inlayHint/refresh") }
         }

@@ -17,7 +17,7 @@ extension PGNLanguageServer {
                 let name = a.source.string(tag.nameRange)
                 let value = a.gameReplay.value(of: tag) ?? ""
                 let text = "**\(name)** \(value.isEmpty ? "" : "`\(value)`")\n\n\(TagMeanings.meaning(name))"
-                return hover(text, game.start, tag.range, document, context.positionEncoding)
+                return hover(text, game.start, tag.range, document, context)
             }
             guard let index = a.node(at: local) else { return .null }
             let node = a.syntax.nodes[index]
@@ -27,7 +27,7 @@ extension PGNLanguageServer {
                 var text = moveHover(move, a, index)
                 let engine = await engineHover(move)
                 if !engine.isEmpty { text += "\n\n---\n\n" + engine }
-                return hover(text, game.start, node.range, document, context.positionEncoding)
+                return hover(text, game.start, node.range, document, context)
             case .nag:
                 let text: String
                 if node.value < 0 {
@@ -36,22 +36,35 @@ extension PGNLanguageServer {
                     let glyph = NAGMeanings.glyph(node.value).map { " \($0)" } ?? ""
                     text = "**$\(node.value)**\(glyph): \(NAGMeanings.meaning(node.value) ?? "no standard meaning")"
                 }
-                return hover(text, game.start, node.range, document, context.positionEncoding)
+                return hover(text, game.start, node.range, document, context)
             default:
                 return .null
             }
         }
     }
 
+    /// A hover in markdown, or in plain text for a client that does not take markdown (Vim's
+    /// ALE, a client that announces nothing).
     func hover(
-        _ markdown: String, _ base: Int, _ range: Range<Int>, _ document: Document, _ encoding: PositionEncoding
-    )
-        -> JSONValue
-    {
-        [
-            "contents": ["kind": "markdown", "value": .string(markdown)],
-            "range": self.range((range.lowerBound + base)..<(range.upperBound + base), document, encoding),
+        _ markdown: String, _ base: Int, _ range: Range<Int>, _ document: Document, _ context: RequestContext
+    ) -> JSONValue {
+        let content: JSONValue =
+            context.session.clientCapabilities.acceptsMarkdownHover
+            ? ["kind": "markdown", "value": .string(markdown)]
+            : ["kind": "plaintext", "value": .string(Self.plainText(markdown))]
+        return [
+            "contents": content,
+            "range": self.range(
+                (range.lowerBound + base)..<(range.upperBound + base), document, context.positionEncoding),
         ]
+    }
+
+    /// The hover's markdown as plain text: no emphasis, code marks or fences, and a blank line
+    /// where a rule was. The hovers use nothing else of markdown.
+    static func plainText(_ markdown: String) -> String {
+        markdown.replacingOccurrences(of: "\n\n---\n\n", with: "\n\n")
+            .replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "\n```", with: "")
+            .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: "")
     }
 
     func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int) -> String {

@@ -24,11 +24,20 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/documentSymbol") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             let encoding = context.positionEncoding
+            // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
+            let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
             var symbols: [JSONValue] = []
             for (index, game) in analysis.games.enumerated() {
                 try context.checkCancellation()
                 let a = game.analysis
                 let replay = a.gameReplay
+                guard hierarchical else {
+                    symbols.append([
+                        "name": .string(Self.gameName(replay, index: index)), "kind": 5,
+                        "location": ["uri": .string(document.uri), "range": range(game.range, document, encoding)],
+                    ])
+                    continue
+                }
                 func shifted(_ r: Range<Int>) -> Range<Int> {
                     (r.lowerBound + game.start)..<(r.upperBound + game.start)
                 }

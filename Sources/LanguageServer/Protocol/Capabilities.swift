@@ -25,6 +25,34 @@ public struct ClientCapabilities: Sendable, Hashable {
 
     /// `workspace.configuration`: the server may ask for settings with `workspace/configuration`.
     public var supportsConfiguration: Bool { value(at: "workspace", "configuration")?.boolValue ?? false }
+
+    /// `textDocument.diagnostic`: the client pulls diagnostics (`textDocument/diagnostic`).
+    public var supportsPullDiagnostics: Bool { value(at: "textDocument", "diagnostic")?.objectValue != nil }
+
+    /// `workspace.diagnostics.refreshSupport`: the server may ask a pulling client to pull again.
+    public var supportsDiagnosticRefresh: Bool {
+        value(at: "workspace", "diagnostics", "refreshSupport")?.boolValue ?? false
+    }
+
+    /// `textDocument.hover.contentFormat` holds `markdown`; a client that says nothing takes
+    /// plain text only.
+    public var acceptsMarkdownHover: Bool {
+        value(at: "textDocument", "hover", "contentFormat")?.arrayValue?.contains("markdown") ?? false
+    }
+
+    /// `textDocument.documentSymbol.hierarchicalDocumentSymbolSupport`: `DocumentSymbol[]`,
+    /// else `SymbolInformation[]`.
+    public var supportsHierarchicalSymbols: Bool {
+        value(at: "textDocument", "documentSymbol", "hierarchicalDocumentSymbolSupport")?.boolValue ?? false
+    }
+
+    /// `textDocument.codeAction.codeActionLiteralSupport`: `CodeAction` literals, else `Command`s.
+    public var supportsCodeActionLiterals: Bool {
+        value(at: "textDocument", "codeAction", "codeActionLiteralSupport")?.objectValue != nil
+    }
+
+    /// `workspace.applyEdit`: the server may send `workspace/applyEdit`.
+    public var supportsApplyEdit: Bool { value(at: "workspace", "applyEdit")?.boolValue ?? false }
 }
 
 public enum TextDocumentSyncKind: Int, Sendable, Hashable {

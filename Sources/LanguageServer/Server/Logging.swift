@@ -1,9 +1,16 @@
 extension Server {
-    /// Logs to standard error, and to the client as `window/logMessage` when `type` is at least as severe as
-    /// `clientLogLevel`. Never to standard output, which carries only protocol messages.
+    /// Logs to the client as `window/logMessage` when `type` is at least as severe as
+    /// `clientLogLevel`, and to standard error when it is an error, or a warning the client
+    /// cannot be sent (before `initialize`, after `exit`): editors show standard error as
+    /// errors (Neovim's log at ERROR level), so information goes to the client only. Never to
+    /// standard output, which carries only protocol messages.
     public func log(_ type: MessageType, _ message: String) {
-        standardErrorWrite("pgn-lsp [\(type)] \(message)\n")
-        let (toClient, open) = state.withLock { ($0.clientLogLevel >= type, $0.lifecycle != .exited) }
+        let (toClient, open) = state.withLock {
+            ($0.clientLogLevel >= type, $0.lifecycle != .exited && $0.lifecycle != .uninitialized)
+        }
+        if type == .error || (type == .warning && !open) {
+            standardErrorWrite("pgn-lsp [\(type)] \(message)\n")
+        }
         if toClient, open {
             sendNotification(
                 "window/logMessage", params: ["type": .integer(type.rawValue), "message": .string(message)])
