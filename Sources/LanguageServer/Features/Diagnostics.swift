@@ -2,7 +2,8 @@ import Foundation
 import PGN
 
 extension PGNLanguageServer {
-    /// Diagnostics are pulled (`textDocument/diagnostic`) by a client that can, and pushed
+    /// Diagnostics are pulled (`textDocument/diagnostic`) by a client that can and that can be
+    /// asked to pull again (`ClientCapabilities.supportsPullDiagnostics`), and pushed
     /// (`textDocument/publishDiagnostics`, with the document version, a short delay after the
     /// last edit) to any other: never both to one client, which would show each twice.
     func registerDiagnostics() {
@@ -84,9 +85,7 @@ extension PGNLanguageServer {
     func republishAll(_ context: NotificationContext) {
         let capabilities = context.session.clientCapabilities
         guard !capabilities.supportsPullDiagnostics else {
-            if capabilities.supportsDiagnosticRefresh {
-                Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
-            }
+            Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
             return
         }
         for uri in context.documents.uris {

@@ -327,7 +327,7 @@ extension PGNLanguageServer {
         let capabilities = context.session.clientCapabilities
         if !capabilities.supportsPullDiagnostics, let document = server.documents[uri] {
             publish(document, encoding: context.positionEncoding)
-        } else if capabilities.supportsDiagnosticRefresh {
+        } else if capabilities.supportsPullDiagnostics {
             Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh") }
         }
         if capabilities.value(at: "workspace", "inlayHint", "refreshSupport")?.boolValue == true {

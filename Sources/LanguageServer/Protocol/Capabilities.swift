@@ -26,8 +26,13 @@ public struct ClientCapabilities: Sendable, Hashable {
     /// `workspace.configuration`: the server may ask for settings with `workspace/configuration`.
     public var supportsConfiguration: Bool { value(at: "workspace", "configuration")?.boolValue ?? false }
 
-    /// `textDocument.diagnostic`: the client pulls diagnostics (`textDocument/diagnostic`).
-    public var supportsPullDiagnostics: Bool { value(at: "textDocument", "diagnostic")?.objectValue != nil }
+    /// `textDocument.diagnostic` and `workspace.diagnostics.refreshSupport`: the client pulls
+    /// diagnostics (`textDocument/diagnostic`) and can be asked to pull again when they change
+    /// without an edit (a review, new settings). A client that pulls but cannot be asked
+    /// (Neovim 0.10 and 0.11) would keep stale diagnostics: it is pushed to instead.
+    public var supportsPullDiagnostics: Bool {
+        value(at: "textDocument", "diagnostic")?.objectValue != nil && supportsDiagnosticRefresh
+    }
 
     /// `workspace.diagnostics.refreshSupport`: the server may ask a pulling client to pull again.
     public var supportsDiagnosticRefresh: Bool {
