@@ -109,6 +109,17 @@ def test_settings_from_initialization_options_configuration_and_changes(client):
     assert "non-canonical-san" not in {d["code"] for d in pulled["items"]}
 
 
+def test_a_false_setting_sent_as_null_by_eglot_is_false(client):
+    # Emacs's eglot writes false as nil, which goes out as JSON null.
+    client.initialize(options={"pgn": {"inlayHints": {"nags": None, "clocks": None}}})
+    client.open(URI, SAMPLE)
+    full = {"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 50, "character": 0}}}
+    assert client.request("textDocument/inlayHint", full) == []
+    warnings = [n for n in client.notifications
+                if n.get("method") == "window/logMessage" and "invalid settings" in n["params"]["message"]]
+    assert warnings == []
+
+
 def test_settings_schema_describes_every_setting():
     """Every key of the schema is one the server reads (no warning for it, whatever its value's
     default), and the server warns of a key the schema does not have."""

@@ -53,8 +53,13 @@ struct Settings: Sendable, Hashable {
         var settings = base
         var unknown: [String] = []
         guard let members = json.objectValue else { return (settings, json.isNull ? [] : ["(not an object)"]) }
+        // Emacs's eglot sends a false written `nil` as null: null is false.
         func bool(_ value: JSONValue, _ path: String, _ apply: (Bool) -> Void) {
-            if let flag = value.boolValue { apply(flag) } else { unknown.append("\(path) (expected true or false)") }
+            if let flag = value.boolValue ?? (value.isNull ? false : nil) {
+                apply(flag)
+            } else {
+                unknown.append("\(path) (expected true or false)")
+            }
         }
         func int(_ value: JSONValue, _ path: String, _ bounds: ClosedRange<Int>, _ apply: (Int) -> Void) {
             if let n = value.intValue, bounds.contains(n) {
