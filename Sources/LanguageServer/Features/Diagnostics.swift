@@ -80,16 +80,20 @@ extension PGNLanguageServer {
         }
     }
 
-    /// After a change of settings or a review: the diagnostics of every open document again,
-    /// pushed, or pulled again at the server's request where the client can be asked.
+    /// After a change of settings: the diagnostics of every open document again.
     func republishAll(_ context: NotificationContext) {
-        let capabilities = context.session.clientCapabilities
-        guard !capabilities.supportsPullDiagnostics else {
+        republish(context.documents.uris, of: context.documents, context.session)
+    }
+
+    /// Diagnostics of `uris` changed without an edit (new settings, a review): pushed again, or,
+    /// to a client that pulls, a request to pull again.
+    func republish(_ uris: [DocumentURI], of documents: DocumentStore, _ session: Session) {
+        guard !session.clientCapabilities.supportsPullDiagnostics else {
             Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
             return
         }
-        for uri in context.documents.uris {
-            if let document = context.documents[uri] { publish(document, encoding: context.positionEncoding) }
+        for uri in uris {
+            if let document = documents[uri] { publish(document, encoding: session.positionEncoding) }
         }
     }
 

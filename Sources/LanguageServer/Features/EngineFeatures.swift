@@ -324,12 +324,8 @@ extension PGNLanguageServer {
 
     /// New review results: diagnostics are pushed again, and hints and lenses refreshed.
     private func afterReview(_ uri: DocumentURI, _ context: RequestContext) {
+        republish([uri], of: server.documents, context.session)
         let capabilities = context.session.clientCapabilities
-        if !capabilities.supportsPullDiagnostics, let document = server.documents[uri] {
-            publish(document, encoding: context.positionEncoding)
-        } else if capabilities.supportsPullDiagnostics {
-            Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh") }
-        }
         if capabilities.value(at: "workspace", "inlayHint", "refreshSupport")?.boolValue == true {
             Task { _ = try? await server.sendRequest("workspace/inlayHint/refresh") }
         }
@@ -458,7 +454,7 @@ extension PGNLanguageServer {
         return lines.joined(separator: "\n")
     }
 
-    private static func percent(_ permille: Int) -> String { "\((max(0, min(1000, permille)) + 5) / 10)%" }
+    private static func percent(_ permille: Int) -> String { "\((permille + 5) / 10)%" }
 }
 
 extension GameReview {
