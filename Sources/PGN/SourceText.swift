@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a text's bytes are to be read as characters.
 public enum TextEncoding: Sendable, Equatable {
     case utf8
@@ -32,15 +34,20 @@ public struct SourceText: Sendable {
     public let byteOrderMarkLength: Int
     /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR.
     public let lineStarts: [Int]
-    /// Where characters are wider than a byte, for conversions between offsets and columns.
-    private let widths: CharacterWidths
+    /// Where characters are wider than a byte, for conversions between offsets and columns:
+    /// made at the first conversion, since most texts (a game read for its replay, a piece of a
+    /// file with no problem in it) never convert one.
+    private let widthsCache = WidthsCache()
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         encoding = SourceText.isValidUTF8(bytes) ? .utf8 : .latin1
         lineStarts = SourceText.lineStarts(bytes)
-        widths = CharacterWidths(bytes, latin1: encoding == .latin1)
+    }
+
+    private var widths: CharacterWidths {
+        widthsCache.made { CharacterWidths(bytes, latin1: encoding == .latin1) }
     }
 
     public init(_ string: String) { self.init(Array(string.utf8)) }
@@ -159,5 +166,19 @@ public struct SourceText: Sendable {
         return widths.offset(
             ofColumn: position.column, lineStart: lineStarts[position.line], lineEnd: lineEnd(position.line),
             in: positionEncoding)
+    }
+}
+
+/// A `CharacterWidths` made once, by the first caller that needs it.
+private final class WidthsCache: Sendable {
+    private let widths = Mutex<CharacterWidths?>(nil)
+
+    func made(_ make: () -> CharacterWidths) -> CharacterWidths {
+        widths.withLock { widths in
+            if let widths { return widths }
+            let made = make()
+            widths = made
+            return made
+        }
     }
 }
