@@ -291,8 +291,15 @@ def ocgdb_binary() -> pathlib.Path:
 def test_a_file_made_by_ocgdb_is_read_and_not_taken_for_another_programs(tmp_path):
     source = ROOT / "samples" / "sample.pgn"
     db = tmp_path / "made.ocgdb.db3"
-    subprocess.run([str(ocgdb_binary()), "-create", "-pgn", str(source), "-db", str(db), "-cpu", "1", "-o", "moves2"],
-                   capture_output=True, check=True, timeout=120)
+    # ocgdb itself dies of SIGBUS on about one run in eight of this command (seen on its own,
+    # outside any test): a run killed by a signal is tried again, from an empty folder.
+    for _ in range(6):
+        db.unlink(missing_ok=True)
+        made = subprocess.run([str(ocgdb_binary()), "-create", "-pgn", str(source), "-db", str(db), "-cpu", "1",
+                               "-o", "moves2"], capture_output=True, timeout=120)
+        if made.returncode >= 0:
+            break
+    assert made.returncode == 0, made.stderr
     with sqlite3.connect(db) as connection:
         stored = connection.execute("SELECT COUNT(*) FROM Games").fetchone()[0]
     assert stored > 0
