@@ -16,18 +16,6 @@ final class IncrementalAnalysisTests: XCTestCase {
             as: UTF8.self)
     }
 
-    /// A small seeded generator (SplitMix64), so that a failure can be replayed.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Pieces of PGN an edit inserts, chosen to open and close comments, variations, tags and games.
     static let pieces = [
         "{", "}", "(", ")", "[", "]", "\"", ";", "\n", "\r\n", "\r", " ", "  ", "1", "2", "7", "1-0", "0-1",
@@ -36,7 +24,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     ]
 
     /// 1 to 20 bytes of PGN-ish text.
-    static func insertion(_ random: inout Random) -> String {
+    static func insertion(_ random: inout SeededGenerator) -> String {
         var text = ""
         let length = Int.random(in: 1...20, using: &random)
         while text.utf8.count < length {
@@ -47,7 +35,7 @@ final class IncrementalAnalysisTests: XCTestCase {
 
     /// A random edit of `bytes`, as a content change of `document`: an insertion, a deletion or a
     /// replacement of 1 to 20 bytes, often at a game boundary, a tag or a result.
-    static func randomChange(_ document: Document, _ random: inout Random) -> TextDocumentContentChangeEvent {
+    static func randomChange(_ document: Document, _ random: inout SeededGenerator) -> TextDocumentContentChangeEvent {
         let bytes = document.bytes
         func boundary(_ offset: Int) -> Int {
             var offset = min(max(offset, 0), bytes.count)
@@ -117,7 +105,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     /// Applies `count` random edits to `text` and compares the incremental reading with a reading of
     /// the whole text after each.
     func checkRandomEdits(_ text: String, count: Int, seed: UInt64, mode: Mode, name: String) {
-        var random = Random(state: seed)
+        var random = SeededGenerator(seed: seed)
         let incremental = PGNAnalyzer()
         let whole = PGNAnalyzer(incremental: false)
         let uri = "file:///random.pgn"
@@ -353,7 +341,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     }
 
     func testCombinedEditsDescribeTheWholeChange() {
-        var random = Random(state: 9)
+        var random = SeededGenerator(seed: 9)
         for _ in 0..<2000 {
             var text = (0..<Int.random(in: 0...30, using: &random)).map { _ in
                 UInt8.random(in: 97...100, using: &random)

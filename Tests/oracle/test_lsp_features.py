@@ -1,4 +1,5 @@
 """The language server's features, driven over pipes like an editor does."""
+import json
 import pathlib
 
 import pytest
@@ -107,9 +108,16 @@ def test_symbols_folding_semantic_tokens(client):
         "Coach – Student, 1-0 (Blitz, round 2)",
         "Student – Coach, 1/2-1/2 (Training game, round 3)",
     ]
-    moves = symbols[0]["children"][-1]
-    assert moves["name"] == "Moves" and moves["detail"] == "17 moves"
-    assert moves["children"][0]["name"] == "1. e4"
+    # A game's detail is its date and length; its children are its variations, not its moves.
+    assert symbols[0]["detail"] == "1858.??.?? · 17 moves" and symbols[0]["children"] == []
+    variation = symbols[1]["children"][0]
+    assert variation["name"] == "3... g6" and variation["kind"] == 6
+    assert variation["range"]["start"] == pos(SAMPLE, "(3... g6")
+    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    client.open("file:///tmp/lichess.pgn", lichess)
+    outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": "file:///tmp/lichess.pgn"}})
+    assert len(outline) == 438
+    assert len(json.dumps(outline)) <= len(lichess.encode()) / 4, "an outline a quarter of the document at most"
     folds = client.request("textDocument/foldingRange", {"textDocument": {"uri": URI}})
     assert {"startLine": 0, "endLine": 7, "kind": "imports"} in folds
     tokens = client.request("textDocument/semanticTokens/full", {"textDocument": {"uri": URI}})["data"]

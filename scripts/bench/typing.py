@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""Typing in the 1 MB lichess file, as an editor asks around each keystroke. One character is
+"""Typing in the 1 MB lichess file (or in it repeated, `--copies 100`: 100 MB), as an editor asks
+around each keystroke. One character is
 typed (and, at the next keystroke, removed) at several places of the file; after each
 `didChange` the client sends what VS Code sends — document symbols, semantic tokens,
 folding ranges, inlay hints for the 60 visible lines, code lenses and pulled diagnostics — or
 what Neovim 0.11 sends (pushed diagnostics, semantic tokens, inlay hints for the window).
+The requests after an edit are sent together, as editors do, and each is timed from its own
+sending; semantic tokens are asked as a delta of the previous answer where the server offers it.
 Reports each request's p50/p95 over the keystrokes, and the server's CPU time per keystroke.
 
-Usage: scripts/bench/typing.py [--keystrokes N] [BINARY...]   (default: the release build)
+Usage: scripts/bench/typing.py [--keystrokes N] [--copies N] [--busy] [BINARY...]
+(default: the release build; --busy runs a CPU-bound process beside it)
 """
 import argparse
 import os
+import queue
+import subprocess
 import pathlib
 import statistics
 import sys
@@ -44,12 +50,31 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
+class TimedClient(LSPClient):
+    """Stamps each message with the time the client read it, so that answers to requests sent
+    together are timed each from its own sending."""
+
+    def __init__(self):
+        super().__init__()
+        stamped = queue.Queue()
+        plain_put = stamped.put
+
+        def put(message, *args, **kwargs):
+            if isinstance(message, dict):
+                message["_arrived"] = time.perf_counter()
+            plain_put(message, *args, **kwargs)
+        stamped.put = put
+        self.messages = stamped
+
+
 def typing(binary, text, client_kind, keystrokes):
     os.environ["PGN_LSP"] = str(binary)
-    client = LSPClient()
+    client = TimedClient()
     capabilities = VSCODE if client_kind == "VS Code" else NEOVIM
-    client.initialize(encodings=("utf-16",), capabilities=capabilities,
-                      options={"pgn": {"engine": {"hoverMs": 0}}})
+    result = client.initialize(encodings=("utf-16",), capabilities=capabilities,
+                               options={"pgn": {"engine": {"hoverMs": 0}}})
+    tokens_provider = result["capabilities"].get("semanticTokensProvider", {})
+    delta = isinstance(tokens_provider.get("full"), dict) and tokens_provider["full"].get("delta")
     uri = "file:///bench/typing.pgn"
     client.open(uri, text)
     document = {"textDocument": {"uri": uri}}
@@ -61,7 +86,10 @@ def typing(binary, text, client_kind, keystrokes):
     cpu = []
     version = 1
     pid = client.process.pid
-    client.request("textDocument/documentSymbol", document, timeout=120)
+    client.request("textDocument/documentSymbol", document, timeout=600)
+    tokens = client.request("textDocument/semanticTokens/full", document, timeout=600)
+    result_id = tokens.get("resultId")
+    first_cpu = cpu_seconds(pid)
     for k in range(keystrokes):
         line = places[k % len(places)]
         version += 1
@@ -75,25 +103,44 @@ def typing(binary, text, client_kind, keystrokes):
                                                  "contentChanges": [change]})
         visible = {**document, "range": {"start": {"line": max(0, line - 30), "character": 0},
                                          "end": {"line": line + 30, "character": 0}}}
+        if delta and result_id:
+            tokens_request = ("semantic tokens (delta)", "textDocument/semanticTokens/full/delta",
+                              {**document, "previousResultId": result_id})
+        else:
+            tokens_request = ("semantic tokens (full)", "textDocument/semanticTokens/full", document)
         if client_kind == "VS Code":
             requests = [("diagnostics", "textDocument/diagnostic", document),
                         ("document symbols", "textDocument/documentSymbol", document),
-                        ("semantic tokens", "textDocument/semanticTokens/full", document),
+                        tokens_request,
                         ("folding ranges", "textDocument/foldingRange", document),
                         ("inlay hints (60 lines)", "textDocument/inlayHint", visible),
                         ("code lenses", "textDocument/codeLens", document)]
         else:
-            client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                            and m["params"].get("version") == version, timeout=120)
-            times.setdefault("edit → pushed diagnostics", []).append(time.perf_counter() - started)
-            requests = [("semantic tokens", "textDocument/semanticTokens/full", document),
-                        ("inlay hints (60 lines)", "textDocument/inlayHint", visible)]
+            requests = [tokens_request, ("inlay hints (60 lines)", "textDocument/inlayHint", visible)]
+        # Sent together, as an editor does: each is timed from its own sending to its answer.
+        pending = {}
         for name, method, params in requests:
-            begun = time.perf_counter()
-            answer = client.response(client.request_async(method, params), timeout=120)
-            if "error" not in answer:
-                times.setdefault(name, []).append(time.perf_counter() - begun)
+            pending[client.request_async(method, params)] = (name, time.perf_counter())
+        waiting_for_push = client_kind != "VS Code"
+        while pending or waiting_for_push:
+            message = client.wait_for(
+                lambda m: ("id" in m and "method" not in m and m["id"] in pending)
+                or (m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version),
+                timeout=600)
+            if "id" in message:
+                name, sent = pending.pop(message["id"])
+                if "error" not in message:
+                    times.setdefault(name, []).append(message["_arrived"] - sent)
+                    if name.startswith("semantic tokens"):
+                        result_id = message["result"].get("resultId")
+            else:
+                waiting_for_push = False
+                times.setdefault("edit → pushed diagnostics", []).append(message["_arrived"] - started)
         cpu.append(cpu_seconds(pid) - start_cpu)
+    # Clock ticks are 10 ms: the mean over every keystroke is the finer figure.
+    times["mean CPU"] = (cpu_seconds(pid) - first_cpu) / keystrokes
+    times["peak RSS"] = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status")
+                             if line.startswith("VmHWM:")) / 1024
     client.shutdown()
     client.close()
     return times, cpu
@@ -102,19 +149,27 @@ def typing(binary, text, client_kind, keystrokes):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--keystrokes", type=int, default=100)
+    parser.add_argument("--copies", type=int, default=1,
+                        help="the 1 MB file this many times over (100: the 100 MB document)")
+    parser.add_argument("--busy", action="store_true", help="with a CPU-bound process running beside")
     parser.add_argument("binaries", nargs="*", default=[str(conftest.ROOT / ".build" / "release" / "pgn-lsp")])
     args = parser.parse_args()
-    text = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    text = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text() * args.copies
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     print("| client | binary | request | p50 | p95 |")
     print("|---|---|---|---|---|")
     for client_kind in ("VS Code", "Neovim 0.11"):
         for binary in args.binaries:
             times, cpu = typing(binary, text, client_kind, args.keystrokes)
+            mean = times.pop("mean CPU")
+            peak = times.pop("peak RSS")
             for name, values in times.items():
                 print(f"| {client_kind} | {binary} | {name} | {statistics.median(values) * 1000:.1f} ms | "
                       f"{percentile(values, 95) * 1000:.1f} ms |")
             print(f"| {client_kind} | {binary} | server CPU per keystroke | {statistics.median(cpu) * 1000:.0f} ms | "
-                  f"{percentile(cpu, 95) * 1000:.0f} ms |", flush=True)
+                  f"{percentile(cpu, 95) * 1000:.0f} ms | mean {mean * 1000:.1f} ms; server peak RSS {peak:.0f} MB", flush=True)
+    if busy:
+        busy.kill()
 
 
 if __name__ == "__main__":

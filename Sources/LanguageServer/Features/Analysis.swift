@@ -15,6 +15,9 @@ public final class GameAnalysis: Sendable {
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
+    /// What features derive from the game (its semantic tokens, folds, outline), made when
+    /// first asked for: a request after an edit recomputes only the games the edit touched.
+    let derived = DerivedValues()
 
     /// The game's text, as the analyzer's cache knows it.
     let text: GameText
@@ -79,6 +82,18 @@ public final class GameAnalysis: Sendable {
     public func move(atNode index: Int) -> ReplayedMove? {
         let replayed = replayedMoves()
         return replayed.byNode[index].map { replayed.moves[$0] }
+    }
+}
+
+/// Values derived from one game's analysis, each made once, by name.
+final class DerivedValues: Sendable {
+    private let values = Locked<[String: any Sendable]>([:])
+
+    func value<Value: Sendable>(_ name: String, _ make: () -> Value) -> Value {
+        if let done = values.withLock({ $0[name] }) as? Value { return done }
+        let made = make()
+        values.withLock { $0[name] = made }
+        return made
     }
 }
 

@@ -41,15 +41,29 @@ extension PGNLanguageServer {
             if allowed("refactor.rewrite"), let index = analysis.gameIndex(at: wanted.lowerBound),
                 case let game = analysis.games[index], !game.analysis.playedNodes.isEmpty
             {
-                let reviewed = engines.review(of: game.analysis.text) != nil
-                actions.append([
-                    "title": .string(reviewed ? "Annotate game with the review" : "Review and annotate game"),
-                    "kind": "refactor.rewrite",
-                    "command": [
-                        "title": "Annotate game with the review", "command": "pgn.annotateGame",
-                        "arguments": [.string(document.uri), .integer(index)],
-                    ],
-                ])
+                let arguments: JSONValue = [.string(document.uri), .integer(index)]
+                let stored = engines.review(of: game.analysis.text)
+                if context.session.clientCapabilities.supportsApplyEdit {
+                    actions.append([
+                        "title": .string(stored != nil ? "Annotate game with the review" : "Review and annotate game"),
+                        "kind": "refactor.rewrite",
+                        "command": [
+                            "title": "Annotate game with the review", "command": "pgn.annotateGame",
+                            "arguments": arguments,
+                        ],
+                    ])
+                } else if let stored {
+                    // A client that cannot be sent an edit (Vim's ALE) gets the annotation in the action.
+                    actions.append([
+                        "title": "Annotate game with the review", "kind": "refactor.rewrite",
+                        "edit": workspaceEdit(document, annotationEdits(stored, game), encoding),
+                    ])
+                } else {
+                    actions.append([
+                        "title": "Review game", "kind": "refactor.rewrite",
+                        "command": ["title": "Review game", "command": "pgn.reviewGame", "arguments": arguments],
+                    ])
+                }
             }
             actions += databaseActions(document, analysis, at: wanted.lowerBound, allowed: allowed)
             if allowed("source.fixAll") {
@@ -80,8 +94,11 @@ extension PGNLanguageServer {
     /// error that says what was not applied.
     func applyEdit(_ label: String, _ edit: JSONValue, _ context: RequestContext) async throws -> JSONValue {
         guard context.session.clientCapabilities.supportsApplyEdit else {
-            throw ResponseError(
-                .requestFailed, "\(label): this editor cannot apply edits from the server; nothing was changed")
+            let message = "\(label): this editor cannot apply edits from the server; nothing was changed"
+            // Some clients show no error answer to a command: the message says it too.
+            server.sendNotification(
+                "window/showMessage", params: ["type": 2, "message": .string("pgn-lsp: \(message)")])
+            throw ResponseError(.requestFailed, message)
         }
         return try await server.sendRequest("workspace/applyEdit", params: ["label": .string(label), "edit": edit])
     }

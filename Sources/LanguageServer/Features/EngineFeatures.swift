@@ -69,6 +69,9 @@ public final class EngineCenter: Sendable {
 
     func review(of text: GameText) -> StoredReview? { state.withLock { $0.reviews[text] } }
 
+    /// Every stored review, read at once (a document of many games asks for each).
+    var storedReviews: [GameText: StoredReview] { state.withLock { $0.reviews } }
+
     func store(_ review: StoredReview, for text: GameText) {
         state.withLock { state in
             state.reviews[text] = review
@@ -131,13 +134,15 @@ extension PGNLanguageServer {
         server.registerNotification("window/workDoneProgress/cancel") { [self] params, _ in
             if let token = params["token"]?.stringValue { engines.cancelReview(progressToken: token) }
         }
-        server.registerRequest("textDocument/codeLens") { [self] params, context in
+        server.registerRequest("textDocument/codeLens", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             var lenses: [JSONValue] = []
+            let reviews = engines.storedReviews
             for (index, game) in analysis.games.enumerated() where !game.analysis.playedNodes.isEmpty {
+                try context.checkCancellation()
                 let at = range(game.start..<game.start, document, context.positionEncoding)
                 let arguments: JSONValue = [.string(document.uri), .integer(index)]
-                if let stored = engines.review(of: game.analysis.text) {
+                if let stored = reviews[game.analysis.text] {
                     let review = stored.review
                     func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
                         guard let accuracy, let acpl else { return "\(name): no moves" }
@@ -176,15 +181,7 @@ extension PGNLanguageServer {
         let uri = document.uri
         let reviews = try await reviewGames(selected, of: analysis, uri: uri, context)
         if name == "pgn.annotateGame" {
-            var edits: [Diagnostic.Edit] = []
-            for (index, stored) in reviews {
-                let game = analysis.games[index]
-                let replay = game.analysis.gameReplay
-                guard let mainline = Mainline(replay) else { continue }
-                edits += ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay).map {
-                    $0.shifted(by: game.start)
-                }
-            }
+            let edits = reviews.flatMap { index, stored in annotationEdits(stored, analysis.games[index]) }
             let answer = try await applyEdit(
                 "Annotate game with the review", workspaceEdit(document, edits, context.positionEncoding), context)
             return ["applied": answer["applied"] ?? false]
@@ -201,6 +198,15 @@ extension PGNLanguageServer {
             ])
         }
         return .array(results)
+    }
+
+    /// The edits that write a review into its game, in document offsets.
+    func annotationEdits(_ stored: EngineCenter.StoredReview, _ game: PlacedGame) -> [Diagnostic.Edit] {
+        let replay = game.analysis.gameReplay
+        guard let mainline = Mainline(replay) else { return [] }
+        return ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay).map {
+            $0.shifted(by: game.start)
+        }
     }
 
     /// The games a command names: its arguments are the document URI, then a game index or a
@@ -342,15 +348,17 @@ extension PGNLanguageServer {
         -> [JSONValue]
     {
         guard currentSettings.reviewDiagnostics else { return [] }
+        let reviews = engines.storedReviews
+        guard !reviews.isEmpty else { return [] }
         var items: [JSONValue] = []
         for game in analysis.games {
-            guard let stored = engines.review(of: game.analysis.text) else { continue }
+            guard let stored = reviews[game.analysis.text] else { continue }
             for (move, node) in zip(stored.review.moves, stored.nodes) {
                 guard let judgement = move.judgement else { continue }
                 let nodeRange = game.analysis.syntax.nodes[node].range
                 items.append([
                     "range": range(
-                        (nodeRange.lowerBound + game.start)..<(nodeRange.upperBound + game.start), document, encoding),
+                        nodeRange.shifted(by: game.start), document, encoding),
                     "severity": .integer(judgement == .inaccuracy ? 3 : 2),
                     "code": .string("review-\(judgement.name)"),
                     "source": "pgn-lsp review",

@@ -55,7 +55,7 @@ extension PGNLanguageServer {
         return [
             "contents": content,
             "range": self.range(
-                (range.lowerBound + base)..<(range.upperBound + base), document, context.positionEncoding),
+                range.shifted(by: base), document, context.positionEncoding),
         ]
     }
 

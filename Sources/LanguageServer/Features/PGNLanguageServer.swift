@@ -13,6 +13,8 @@ public final class PGNLanguageServer: Sendable {
     let publisher: Debouncer<DocumentURI>
     /// Held while diagnostics are sent, so that a document's last publication follows its closing.
     let publication = Locked(())
+    /// The semantic tokens last sent for each document, for `full/delta` requests.
+    let semanticTokenResults = SemanticTokenResults()
 
     public init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
         self.server = server
@@ -73,4 +75,9 @@ public final class PGNLanguageServer: Sendable {
 
 extension Diagnostic.Severity {
     var lsp: Int { rawValue }
+}
+
+extension Range<Int> {
+    /// The range moved by `offset`: a game-relative range in its document.
+    func shifted(by offset: Int) -> Range<Int> { (lowerBound + offset)..<(upperBound + offset) }
 }

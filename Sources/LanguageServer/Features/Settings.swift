@@ -162,14 +162,19 @@ extension PGNLanguageServer {
             if let options = params.initializationOptions {
                 // The client hears of unknown keys once `initialized` arrives: nothing but the
                 // answer may reach it during `initialize`.
-                let unknown = apply(options["pgn"] ?? options, source: "initializationOptions", log: false)
+                // `positionEncoding` is the server core's (see `initialize`), not a setting.
+                var settings = options["pgn"] ?? options
+                if options["pgn"] == nil, case .object(var members) = options {
+                    members["positionEncoding"] = nil
+                    settings = .object(members)
+                }
+                let unknown = apply(settings, source: "initializationOptions", log: false)
                 pendingWarnings.withLock { $0 += unknown }
             }
         }
         server.registerNotification("workspace/didChangeConfiguration") { [self] params, context in
             if let pgn = params["settings"]?["pgn"] {
-                apply(pgn, source: "workspace/didChangeConfiguration")
-                republishAll(context)
+                applyAndRepublish(pgn, source: "workspace/didChangeConfiguration", context)
             } else if context.session.clientCapabilities.supportsConfiguration {
                 Task { await pullConfiguration(context) }
             }
@@ -206,7 +211,17 @@ extension PGNLanguageServer {
                 "workspace/configuration", params: ["items": [["section": "pgn"]]]),
             let first = answer.arrayValue?.first, !first.isNull
         else { return }
-        apply(first, source: "workspace/configuration")
-        republishAll(context)
+        applyAndRepublish(first, source: "workspace/configuration", context)
+    }
+
+    /// Applies settings, and sends the diagnostics again if settings they depend on changed
+    /// (a client that sends its settings and answers the server's request for them gets its
+    /// diagnostics once).
+    func applyAndRepublish(_ json: JSONValue, source: String, _ context: NotificationContext) {
+        let before = currentSettings
+        apply(json, source: source)
+        let after = currentSettings
+        let shown = { (s: Settings) in [s.missingTags, s.nonCanonicalNotation, s.reviewDiagnostics] }
+        if shown(before) != shown(after) { republishAll(context) }
     }
 }

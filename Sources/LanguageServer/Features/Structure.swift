@@ -5,38 +5,18 @@ extension PGNLanguageServer {
     /// Folding: games, tag sections, variations and comments that span lines.
     func registerFoldingRanges() {
         server.capabilities.features["foldingRangeProvider"] = true
-        server.registerRequest("textDocument/foldingRange") { [self] params, context in
+        server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
-            let encoding = context.positionEncoding
             var folds: [JSONValue] = []
-            func fold(_ range: Range<Int>, kind: String?) {
-                let start = document.position(of: range.lowerBound, encoding: encoding).line
-                let end = document.position(of: max(range.lowerBound, range.upperBound - 1), encoding: encoding).line
-                guard end > start else { return }
-                var object: [String: JSONValue] = ["startLine": .integer(start), "endLine": .integer(end)]
-                if let kind { object["kind"] = .string(kind) }
-                folds.append(.object(object))
-            }
             for game in analysis.games {
                 try context.checkCancellation()
-                let a = game.analysis
-                let base = game.start
-                fold(game.range, kind: "region")
-                if let first = a.syntax.tags.first, let last = a.syntax.tags.last {
-                    fold((first.range.lowerBound + base)..<(last.range.upperBound + base), kind: "imports")
-                }
-                var open: [Int] = []
-                for node in a.syntax.nodes {
-                    switch node.kind {
-                    case .variationStart: open.append(node.range.lowerBound)
-                    case .variationEnd:
-                        if let start = open.popLast() {
-                            fold((start + base)..<(node.range.upperBound + base), kind: nil)
-                        }
-                    case .comment:
-                        fold((node.range.lowerBound + base)..<(node.range.upperBound + base), kind: "comment")
-                    default: break
-                    }
+                let first = document.lineIndex.line(containing: game.start)
+                for fold in game.analysis.folds {
+                    var object: [String: JSONValue] = [
+                        "startLine": .integer(first + fold.start), "endLine": .integer(first + fold.end),
+                    ]
+                    if let kind = fold.kind { object["kind"] = .string(kind) }
+                    folds.append(.object(object))
                 }
             }
             return .array(folds)
@@ -63,7 +43,7 @@ extension PGNLanguageServer {
                 if let game = analysis.game(at: offset) {
                     let a = game.analysis
                     let local = offset - game.start
-                    let shift = { (r: Range<Int>) in (r.lowerBound + game.start)..<(r.upperBound + game.start) }
+                    let shift = { (r: Range<Int>) in r.shifted(by: game.start) }
                     ranges.append(game.range)
                     if let tag = a.syntax.tags.first(where: { $0.range.contains(local) || $0.range.upperBound == local }
                     ) {
@@ -122,12 +102,42 @@ extension PGNLanguageServer {
                 let node = game.analysis.syntax.nodes[other.node].range
                 highlights.append([
                     "range": range(
-                        (node.lowerBound + game.start)..<(node.upperBound + game.start), document,
+                        node.shifted(by: game.start), document,
                         context.positionEncoding),
                     "kind": to == square ? 3 : 2,
                 ])
             }
             return .array(highlights)
+        }
+    }
+}
+
+extension GameAnalysis {
+    /// The game's folds, in lines from its first line: the game, its tag section, variations
+    /// and comments that span lines. Made once per game.
+    var folds: [(start: Int, end: Int, kind: String?)] {
+        derived.value("folds") {
+            var folds: [(start: Int, end: Int, kind: String?)] = []
+            func fold(_ range: Range<Int>, kind: String?) {
+                let start = source.line(of: range.lowerBound)
+                let end = source.line(of: max(range.lowerBound, range.upperBound - 1))
+                if end > start { folds.append((start, end, kind)) }
+            }
+            fold(0..<source.bytes.count, kind: "region")
+            if let first = syntax.tags.first, let last = syntax.tags.last {
+                fold(first.range.lowerBound..<last.range.upperBound, kind: "imports")
+            }
+            var open: [Int] = []
+            for node in syntax.nodes {
+                switch node.kind {
+                case .variationStart: open.append(node.range.lowerBound)
+                case .variationEnd:
+                    if let start = open.popLast() { fold(start..<node.range.upperBound, kind: nil) }
+                case .comment: fold(node.range, kind: "comment")
+                default: break
+                }
+            }
+            return folds
         }
     }
 }

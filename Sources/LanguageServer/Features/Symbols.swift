@@ -3,8 +3,12 @@ import PGN
 
 extension PGNLanguageServer {
     /// The name of a game as a player reads it: `Carlsen – Nepomniachtchi, 1-0 (World
-    /// Championship 2021, round 6)`.
+    /// Championship 2021, round 6)`; `Game 3` when it names no player, event or round.
     static func gameName(_ replay: GameReplay, index: Int) -> String {
+        gameTitle(replay) ?? "Game \(index + 1)"
+    }
+
+    static func gameTitle(_ replay: GameReplay) -> String? {
         func tag(_ name: String) -> String? {
             guard let value = replay.tagValue(name), !value.isEmpty, value != "?", value != "-" else { return nil }
             return value
@@ -15,13 +19,64 @@ extension PGNLanguageServer {
         if let event = tag("Event") { details.append(event) }
         if let round = tag("Round") { details.append("round \(round)") }
         if !details.isEmpty { name += " (\(details.joined(separator: ", ")))" }
-        if tag("White") == nil && tag("Black") == nil && details.isEmpty { name = "Game \(index + 1)" }
+        if tag("White") == nil && tag("Black") == nil && details.isEmpty { return nil }
         return name
+    }
+
+    /// What the outline shows of a game: its date and length as detail, and as children its
+    /// variations of the mainline (at most `outlineVariations`), named by their first moves as
+    /// written. Not one symbol per move: the outline of a 1 MB file stays a few hundred KB.
+    struct GameOutline: Sendable {
+        /// `gameTitle`, nil for a game that names no player, event or round.
+        var title: String?
+        var detail: String
+        /// What the editor selects for the game: its first tag, else its first token.
+        var selection: Range<Int>
+        var variations: [(name: String, range: Range<Int>)]
+    }
+
+    static let outlineVariations = 50
+
+    static func outline(of a: GameAnalysis) -> GameOutline {
+        let nodes = a.syntax.nodes
+        var mainlineMoves = 0
+        var depth = 0
+        var variations: [(name: String, range: Range<Int>)] = []
+        var opened = 0
+        for (index, node) in nodes.enumerated() {
+            switch node.kind {
+            case .move where depth == 0: mainlineMoves += 1
+            case .variationStart:
+                if depth == 0 { opened = index }
+                depth += 1
+            case .variationEnd where depth > 0:
+                depth -= 1
+                if depth == 0 && variations.count < outlineVariations {
+                    // The variation's first move, with its number when one is written.
+                    let words = nodes[(opened + 1)..<index].prefix { $0.kind == .moveNumber || $0.kind == .comment }
+                    let first = nodes[(opened + 1)..<index].first { $0.kind == .move }
+                    let number = words.last { $0.kind == .moveNumber }
+                    var name = first.map { a.source.string($0.range) } ?? "( )"
+                    if let number { name = a.source.string(number.range) + " " + name }
+                    variations.append((name, nodes[opened].range.lowerBound..<node.range.upperBound))
+                }
+            default: break
+            }
+        }
+        let moves = (mainlineMoves + 1) / 2
+        var detail = "\(moves) move\(moves == 1 ? "" : "s")"
+        if let date = a.gameReplay.tagValue("Date"), !date.isEmpty, date != "????.??.??" {
+            detail = date + " · " + detail
+        }
+        return GameOutline(
+            title: gameTitle(a.gameReplay), detail: detail,
+            selection: a.syntax.tags.first?.range ?? nodes.first?.range ?? a.syntax.range,
+            variations: variations)
     }
 
     func registerDocumentSymbols() {
         server.capabilities.features["documentSymbolProvider"] = true
-        server.registerRequest("textDocument/documentSymbol") { [self] params, context in
+        server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             let encoding = context.positionEncoding
             // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
@@ -30,52 +85,25 @@ extension PGNLanguageServer {
             for (index, game) in analysis.games.enumerated() {
                 try context.checkCancellation()
                 let a = game.analysis
-                let replay = a.gameReplay
+                let outline = a.derived.value("outline") { Self.outline(of: a) }
+                let name = outline.title ?? "Game \(index + 1)"
                 guard hierarchical else {
                     symbols.append([
-                        "name": .string(Self.gameName(replay, index: index)), "kind": 5,
+                        "name": .string(name), "kind": 5,
                         "location": ["uri": .string(document.uri), "range": range(game.range, document, encoding)],
                     ])
                     continue
                 }
-                func shifted(_ r: Range<Int>) -> Range<Int> {
-                    (r.lowerBound + game.start)..<(r.upperBound + game.start)
-                }
-                var children: [JSONValue] = a.syntax.tags.map { tag in
-                    let name = a.source.string(tag.nameRange)
-                    return [
-                        "name": .string(name), "detail": .string(replay.value(of: tag) ?? ""), "kind": 7,
-                        "range": range(shifted(tag.range), document, encoding),
-                        "selectionRange": range(shifted(tag.nameRange), document, encoding),
-                    ]
-                }
-                let mainline = a.moves.filter { $0.depth == 0 }
-                if let first = a.syntax.nodes.first {
-                    let movetext =
-                        first.range.lowerBound..<(a.syntax.nodes.last?.range.upperBound ?? first.range.upperBound)
-                    let moves = (mainline.count + 1) / 2
-                    children.append([
-                        "name": "Moves", "detail": .string("\(moves) move\(moves == 1 ? "" : "s")"), "kind": 2,
-                        "range": range(shifted(movetext), document, encoding),
-                        "selectionRange": range(shifted(first.range), document, encoding),
-                        "children": .array(
-                            mainline.map { move in
-                                let node = a.syntax.nodes[move.node].range
-                                let number = "\(move.before.fullmoveNumber)\(move.before.turn == .white ? "." : "...")"
-                                return [
-                                    "name": .string("\(number) \(move.before.san(move.move))"), "kind": 6,
-                                    "range": range(shifted(node), document, encoding),
-                                    "selectionRange": range(shifted(node), document, encoding),
-                                ]
-                            }),
-                    ])
-                }
                 symbols.append([
-                    "name": .string(Self.gameName(replay, index: index)), "kind": 5,
-                    "detail": .string(replay.tagValue("Date") ?? ""),
+                    "name": .string(name), "kind": 5,
+                    "detail": .string(outline.detail),
                     "range": range(game.range, document, encoding),
-                    "selectionRange": range(shifted(a.syntax.tags.first?.range ?? a.syntax.range), document, encoding),
-                    "children": .array(children),
+                    "selectionRange": range(outline.selection.shifted(by: game.start), document, encoding),
+                    "children": .array(
+                        outline.variations.map { variation in
+                            let r = range(variation.range.shifted(by: game.start), document, encoding)
+                            return ["name": .string(variation.name), "kind": 6, "range": r, "selectionRange": r]
+                        }),
                 ])
             }
             return .array(symbols)

@@ -24,9 +24,13 @@ extension Server {
             connection.send(.response(id: id, result: .failure(error)))
             return
         }
-        // UTF-8 when the client offers it: the documents are kept as UTF-8, so positions convert directly.
+        // UTF-8 when the client offers it: the documents are kept as UTF-8, so positions convert
+        // directly. A client that counts columns in bytes without saying so (Vim's ALE) names
+        // the encoding in `initializationOptions.positionEncoding`.
+        let named = initializeParams.initializationOptions?["positionEncoding"]?.stringValue
         let encoding: PositionEncoding =
-            initializeParams.capabilities.positionEncodings.contains(.utf8) ? .utf8 : .utf16
+            named.flatMap(PositionEncoding.init(rawValue:))
+            ?? (initializeParams.capabilities.positionEncodings.contains(.utf8) ? .utf8 : .utf16)
         let (capabilities, hooks) = state.withLock { state in
             var capabilities = state.capabilities
             capabilities.positionEncoding = encoding
@@ -42,8 +46,14 @@ extension Server {
         }
         let result = InitializeResult(capabilities: announced, serverInfo: serverInfo)
         connection.send(.response(id: id, result: .success(result.json)))
-        let client = initializeParams.clientInfo.map { " by \($0.name)\($0.version.map { " \($0)" } ?? "")" } ?? ""
-        log(.info, "initialized\(client); positions in \(encoding.rawValue)")
+    }
+
+    /// `initialized`: the first moment the server may send the client anything but answers.
+    func handleInitialized() {
+        guard let session = state.withLock({ $0.session }) else { return }
+        let clientInfo = session.initializeParams.clientInfo
+        let client = clientInfo.map { " by \($0.name)\($0.version.map { " \($0)" } ?? "")" } ?? ""
+        log(.info, "initialized\(client); positions in \(session.positionEncoding.rawValue)")
     }
 
     /// `exit`: status 0 after `shutdown`, 1 otherwise.

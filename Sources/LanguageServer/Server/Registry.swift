@@ -5,6 +5,7 @@ struct Registry {
     struct RequestEntry {
         var handler: RequestHandler
         var staleOnEdit: Bool
+        var priority: TaskPriority?
     }
 
     var requests: [String: RequestEntry] = [:]
@@ -19,9 +20,16 @@ extension Server {
     /// With `staleOnEdit` (the default), a request whose params name a `textDocument` is answered
     /// `ContentModified` as soon as that document changes or closes while the request runs, and the
     /// handler's token is cancelled.
-    public func registerRequest(_ method: String, staleOnEdit: Bool = true, handler: @escaping RequestHandler) {
+    ///
+    /// A request about the whole of a large document (symbols, folds, code lenses, semantic
+    /// tokens) passes `wholeDocument`: it runs at a lower priority, so that the requests about one
+    /// place (hover, completion, inlay hints of the visible lines) and the diagnostics go first.
+    public func registerRequest(
+        _ method: String, staleOnEdit: Bool = true, wholeDocument: Bool = false, handler: @escaping RequestHandler
+    ) {
         state.withLock {
-            $0.registry.requests[method] = Registry.RequestEntry(handler: handler, staleOnEdit: staleOnEdit)
+            $0.registry.requests[method] = Registry.RequestEntry(
+                handler: handler, staleOnEdit: staleOnEdit, priority: wholeDocument ? .utility : nil)
         }
     }
 

@@ -151,13 +151,15 @@ public final class Server: Sendable {
         case .initialize:
             initialize(id: id, params: params)
         case .run(let entry, let context):
-            run(entry.handler, params: params ?? .null, context: context)
+            run(entry.handler, params: params ?? .null, context: context, priority: entry.priority)
         }
     }
 
-    private func run(_ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext) {
+    private func run(
+        _ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext, priority: TaskPriority?
+    ) {
         inFlight.enter()
-        let task = Task { [self] in
+        let task = Task(priority: priority) { [self] in
             defer { inFlight.leave() }
             let result: Result<JSONValue, ResponseError>
             do {
@@ -221,7 +223,7 @@ public final class Server: Sendable {
         let params = params ?? .null
         switch method {
         case "initialized":
-            break
+            handleInitialized()
         case "$/cancelRequest":
             guard let id = params["id"].flatMap(RequestID.init(json:)) else {
                 log(.error, "$/cancelRequest without a valid id")

@@ -30,6 +30,7 @@ extension JSONValue: Codable {
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
+        case .integers(let value): try container.encode(value)
         }
     }
 }

@@ -8,6 +8,9 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+    /// An array of integers kept compact: a document's semantic tokens are millions of them,
+    /// which as `.array` of `.integer` would take three times the memory.
+    case integers([Int32])
 }
 
 extension JSONValue {
@@ -52,8 +55,11 @@ extension JSONValue {
     }
 
     public var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
-        return nil
+        switch self {
+        case .array(let value): return value
+        case .integers(let value): return value.map { .integer(Int($0)) }
+        default: return nil
+        }
     }
 
     public var objectValue: [String: JSONValue]? {

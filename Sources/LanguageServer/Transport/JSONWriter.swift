@@ -10,7 +10,7 @@ extension JSONValue {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .integer(let value): JSONValue.writeInteger(value, to: &output)
         case .double(let value):
             // JSON has no infinities or NaN.
             output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
@@ -31,6 +31,31 @@ extension JSONValue {
                 members[key]!.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
+        case .integers(let values):
+            output.reserveCapacity(output.count + values.count * 3 + 2)
+            output.append(UInt8(ascii: "["))
+            for (position, value) in values.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.writeInteger(Int(value), to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// Writes the decimal digits of `value` without making a string.
+    static func writeInteger(_ value: Int, to output: inout [UInt8]) {
+        if value >= 0 && value < 10 { return output.append(UInt8(ascii: "0") + UInt8(value)) }
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        // The magnitude's digits, last first (Int.min's magnitude fits in a UInt).
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: digits[start...])
         }
     }
 
@@ -38,6 +63,16 @@ extension JSONValue {
 
     static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings need no escape: their bytes go out at once.
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain { return output.append(UInt8(ascii: "\"")) }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -1,0 +1,151 @@
+import LanguageServer
+import XCTest
+
+/// Semantic tokens are made per game and stitched; after edits, `full/delta` answers what
+/// changed. Whatever the edits, the tokens equal those a new server makes of the same text.
+final class SemanticTokensTests: XCTestCase {
+    let uri = "file:///tokens.pgn"
+
+    /// Games with what makes tokens tricky: comments between games and over several lines, an
+    /// escape line, a game that starts after a comment on its line, characters that are wider
+    /// than a byte (in UTF-8 and UTF-16), variations, an illegal move.
+    static let text = """
+        % escape line before the games
+        {A comment between games
+        over two lines} [Event "Café ♞ 𝄞"]
+        [White "Émile"]
+        [Black "Zoë"]
+        [Result "1-0"]
+
+        1. e4 {née 𝄞 two
+        lines} e5 (1... c5 2. Nf3 (2. c3) d6) 2. Nf3 Nc6 3. Bb5 $1 a6 4. Qxf7 1-0
+
+        ; a line comment between games
+        [Event "Second"]
+
+        1. d4 d5 2. c4 e6 3. Nc3 Nf6 *
+        %escape inside
+        [Event "Third"]
+        1. e4 e5 2. Ke2!? Ke7 1/2-1/2
+
+        """
+
+    private func tokens(
+        _ client: TestClient, _ method: String, _ extra: [String: JSONValue] = [:]
+    ) async throws
+        -> JSONValue
+    {
+        var params = extra
+        params["textDocument"] = ["uri": .string(uri)]
+        return try await client.result("textDocument/semanticTokens/\(method)", .object(params))
+    }
+
+    private func integers(_ value: JSONValue?) -> [Int] { value?.arrayValue?.compactMap(\.intValue) ?? [] }
+
+    /// The tokens a server that never saw an edit makes of `text`.
+    private func fresh(_ text: String) async throws -> [Int] {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize()
+        client.open(uri, text)
+        return integers(try await tokens(client, "full")["data"])
+    }
+
+    func testDeltasAfterRandomEditsEqualTheTokensOfANewServer() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        let result = try await client.initialize()
+        XCTAssertEqual(result["capabilities"]?["semanticTokensProvider"]?["full"]?["delta"], true)
+        var text = Self.text
+        client.open(uri, text)
+        let first = try await tokens(client, "full")
+        var data = integers(first["data"])
+        var resultID = first["resultId"]?.stringValue ?? ""
+        XCTAssertFalse(data.isEmpty)
+        let expected = try await fresh(text)
+        XCTAssertEqual(data, expected)
+
+        var random = SeededGenerator(seed: 7)
+        func pick(_ bound: Int) -> Int { bound <= 1 ? 0 : Int.random(in: 0..<bound, using: &random) }
+        let pieces = [" ", "{", "}", "(", ")", "Nf3 ", "\n", "[Site \"é\"]\n", "\n%esc\n", "1-0\n\n", "♞", ";x"]
+        for version in 2...40 {
+            var lines = text.components(separatedBy: "\n")
+            let line = pick(lines.count)
+            let characters = Array(lines[line])
+            let at = pick(characters.count + 1)
+            let deleted = pick(2) == 0 ? min(pick(4), characters.count - at) : 0
+            let inserted = deleted > 0 && pick(2) == 0 ? "" : pieces[pick(pieces.count)]
+            func column(_ k: Int) -> Int { String(characters[..<k]).utf16.count }
+            let range = LSPRange(
+                start: Position(line: line, character: column(at)),
+                end: Position(line: line, character: column(at + deleted)))
+            lines[line] = String(characters[..<at]) + inserted + String(characters[(at + deleted)...])
+            text = lines.joined(separator: "\n")
+            client.change(uri, version: version, [changeEvent(range, inserted)])
+
+            let answer = try await tokens(client, "full/delta", ["previousResultId": .string(resultID)])
+            XCTAssertNil(answer["data"], "a delta, not the whole data")
+            for edit in answer["edits"]?.arrayValue ?? [] {
+                let start = try XCTUnwrap(edit["start"]?.intValue)
+                let count = try XCTUnwrap(edit["deleteCount"]?.intValue)
+                data.replaceSubrange(start..<(start + count), with: integers(edit["data"]))
+            }
+            resultID = answer["resultId"]?.stringValue ?? ""
+            let expected = try await fresh(text)
+            XCTAssertEqual(data, expected, "after edit \(version): \(inserted.debugDescription) at \(range)")
+            if data != expected { return }
+        }
+    }
+
+    func testATypedSpaceIsADeltaOfAFewEntries() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize()
+        // 200 games: the delta must not grow with the document.
+        let game = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n"
+        client.open(uri, String(repeating: game, count: 200))
+        let first = try await tokens(client, "full")
+        XCTAssertEqual(
+            integers(first["data"]).count, 200 * 12 * 5,
+            "a tag's name and value, 9 movetext tokens and the result per game")
+        let position = Position(line: 100 * 4 + 2, character: 6)  // before `2.` of game 101
+        client.change(uri, version: 2, [changeEvent(LSPRange(start: position, end: position), " ")])
+        let answer = try await tokens(
+            client, "full/delta", ["previousResultId": first["resultId"] ?? .null])
+        let edits = answer["edits"]?.arrayValue ?? []
+        XCTAssertEqual(edits.count, 1)
+        XCTAssertLessThanOrEqual(integers(edits.first?["data"]).count, 5, "\(edits)")
+    }
+
+    func testAnUnknownPreviousResultGetsTheWholeData() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize()
+        client.open(uri, Self.text)
+        let answer = try await tokens(client, "full/delta", ["previousResultId": "no such result"])
+        let expected = try await fresh(Self.text)
+        XCTAssertEqual(integers(answer["data"]), expected)
+        XCTAssertNotNil(answer["resultId"]?.stringValue)
+    }
+
+    func testARangeHasTheTokensOfItsLines() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize(positionEncodings: ["utf-8"])
+        client.open(uri, Self.text)
+        let whole = absolute(integers(try await tokens(client, "full")["data"]))
+        for (from, to) in [(0, 3), (7, 8), (12, 16), (2, 2)] {
+            let range: JSONValue = [
+                "start": ["line": .integer(from), "character": 0], "end": ["line": .integer(to), "character": 3],
+            ]
+            let part = absolute(integers(try await tokens(client, "range", ["range": range])["data"]))
+            XCTAssertEqual(part, whole.filter { (from...to).contains($0[0]) }, "lines \(from)–\(to)")
+        }
+    }
+
+    /// Relative data as absolute tokens: [line, column, length, type, modifiers].
+    private func absolute(_ data: [Int]) -> [[Int]] {
+        var line = 0
+        var column = 0
+        return stride(from: 0, to: data.count - 4, by: 5).map { i in
+            line += data[i]
+            column = data[i] == 0 ? column + data[i + 1] : data[i + 1]
+            return [line, column, data[i + 2], data[i + 3], data[i + 4]]
+        }
+    }
+}

