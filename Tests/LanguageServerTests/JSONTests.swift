@@ -74,4 +74,33 @@ final class JSONTests: XCTestCase {
         let nested: JSONValue = ["a": [1, 2.5, "x", nil, false]]
         XCTAssertEqual(try JSONValue(encoding: nested), nested)
     }
+
+    func testIntegersAreWrittenExactly() throws {
+        for value in [0, 7, 10, -1, -10, 99, 1_000_000, Int.max, Int.min] {
+            XCTAssertEqual(String(decoding: JSONValue.integer(value).serialized(), as: UTF8.self), String(value))
+        }
+        let compact = JSONValue.integers([0, 12, -3, Int32.max, Int32.min])
+        XCTAssertEqual(compact.description, "[0,12,-3,2147483647,-2147483648]")
+        XCTAssertEqual(compact, [0, 12, -3, 2_147_483_647, -2_147_483_648], "the same array as .array")
+        XCTAssertEqual(try JSONValue(parsing: compact.serialized()), compact)
+    }
+
+    func testTextWrittenAheadReadsAsTheValueItWrites() throws {
+        let range = LSPRange(1, 2, 3, 4)
+        var text = JSONText()
+        text.array([range, range]) { text, range in
+            text.raw("{\"name\":")
+            text.string("Carlsen, M. \"Magnus\"")
+            text.raw(",\"range\":")
+            text.range(range)
+            text.raw("}")
+        }
+        let built: JSONValue = .array(
+            Array(repeating: ["name": "Carlsen, M. \"Magnus\"", "range": try JSONValue(encoding: range)], count: 2))
+        // The same bytes as the value built as dictionaries, and equal to it.
+        XCTAssertEqual(text.bytes, built.serialized())
+        XCTAssertEqual(text.json, built)
+        XCTAssertEqual(text.json.arrayValue?.first?["range"]?["end"]?["line"], 3)
+        XCTAssertEqual(Set([text.json, built]).count, 1, "equal values hash alike")
+    }
 }

@@ -136,39 +136,41 @@ extension PGNLanguageServer {
         }
         server.registerRequest("textDocument/codeLens", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
-            var lenses: [JSONValue] = []
             let reviews = engines.storedReviews
+            // Written as text: a 100 MB file has tens of thousands of games, each with its lens.
+            var lenses: [(at: LSPRange, index: Int, title: String, command: String)] = []
             for (index, game) in analysis.games.enumerated() where !game.analysis.playedNodes.isEmpty {
                 try context.checkCancellation()
-                let at = range(game.start..<game.start, document, context.positionEncoding)
-                let arguments: JSONValue = [.string(document.uri), .integer(index)]
+                let at = document.range(of: game.start..<game.start, encoding: context.positionEncoding)
                 if let stored = reviews[game.analysis.text] {
                     let review = stored.review
                     func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
                         guard let accuracy, let acpl else { return "\(name): no moves" }
                         return "\(name) \(String(format: "%.1f", accuracy))% · ACPL \(Int(acpl.rounded()))"
                     }
-                    let title =
-                        "\(player("White", review.whiteAccuracy, review.whiteACPL))  |  \(player("Black", review.blackAccuracy, review.blackACPL))"
-                    lenses.append([
-                        "range": at,
-                        "command": ["title": .string(title), "command": "pgn.reviewGame", "arguments": arguments],
-                    ])
-                    lenses.append([
-                        "range": at,
-                        "command": [
-                            "title": "Annotate game with the review", "command": "pgn.annotateGame",
-                            "arguments": arguments,
-                        ],
-                    ])
+                    let white = player("White", review.whiteAccuracy, review.whiteACPL)
+                    let black = player("Black", review.blackAccuracy, review.blackACPL)
+                    lenses.append((at, index, "\(white)  |  \(black)", "pgn.reviewGame"))
+                    lenses.append((at, index, "Annotate game with the review", "pgn.annotateGame"))
                 } else {
-                    lenses.append([
-                        "range": at,
-                        "command": ["title": "Review game", "command": "pgn.reviewGame", "arguments": arguments],
-                    ])
+                    lenses.append((at, index, "Review game", "pgn.reviewGame"))
                 }
             }
-            return .array(lenses)
+            var text = JSONText(capacity: lenses.count * 160)
+            text.array(lenses) { text, lens in
+                text.raw("{\"command\":{\"arguments\":[")
+                text.string(document.uri)
+                text.raw(",")
+                text.integer(lens.index)
+                text.raw("],\"command\":")
+                text.string(lens.command)
+                text.raw(",\"title\":")
+                text.string(lens.title)
+                text.raw("},\"range\":")
+                text.range(lens.at)
+                text.raw("}")
+            }
+            return text.json
         }
     }
 

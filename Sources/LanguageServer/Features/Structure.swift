@@ -7,19 +7,28 @@ extension PGNLanguageServer {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
-            var folds: [JSONValue] = []
+            // Written as text: a 100 MB file has hundreds of thousands of folds.
+            var text = JSONText(capacity: analysis.games.count * 100)
+            text.raw("[")
+            var first = true
             for game in analysis.games {
                 try context.checkCancellation()
-                let first = document.lineIndex.line(containing: game.start)
+                let origin = document.lineIndex.line(containing: game.start)
                 for fold in game.analysis.folds {
-                    var object: [String: JSONValue] = [
-                        "startLine": .integer(first + fold.start), "endLine": .integer(first + fold.end),
-                    ]
-                    if let kind = fold.kind { object["kind"] = .string(kind) }
-                    folds.append(.object(object))
+                    text.raw(first ? "{\"endLine\":" : ",{\"endLine\":")
+                    first = false
+                    text.integer(origin + fold.end)
+                    if let kind = fold.kind {
+                        text.raw(",\"kind\":")
+                        text.string(kind)
+                    }
+                    text.raw(",\"startLine\":")
+                    text.integer(origin + fold.start)
+                    text.raw("}")
                 }
             }
-            return .array(folds)
+            text.raw("]")
+            return text.json
         }
     }
 

@@ -79,34 +79,49 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             let encoding = context.positionEncoding
-            // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
-            var symbols: [JSONValue] = []
+            // Written as text: a 100 MB file has tens of thousands of games.
+            var text = JSONText(capacity: analysis.games.count * 300)
+            text.raw("[")
             for (index, game) in analysis.games.enumerated() {
                 try context.checkCancellation()
                 let a = game.analysis
                 let outline = a.derived.value("outline") { Self.outline(of: a) }
-                let name = outline.title ?? "Game \(index + 1)"
-                guard hierarchical else {
-                    symbols.append([
-                        "name": .string(name), "kind": 5,
-                        "location": ["uri": .string(document.uri), "range": range(game.range, document, encoding)],
-                    ])
-                    continue
+                text.raw(index == 0 ? "{" : ",{")
+                let whole = document.range(of: game.range, encoding: encoding)
+                if hierarchical {
+                    text.raw("\"children\":")
+                    text.array(outline.variations) { text, variation in
+                        let r = document.range(of: variation.range.shifted(by: game.start), encoding: encoding)
+                        text.raw("{\"kind\":6,\"name\":")
+                        text.string(variation.name)
+                        text.raw(",\"range\":")
+                        text.range(r)
+                        text.raw(",\"selectionRange\":")
+                        text.range(r)
+                        text.raw("}")
+                    }
+                    text.raw(",\"detail\":")
+                    text.string(outline.detail)
+                    text.raw(",\"kind\":5,\"name\":")
+                    text.string(outline.title ?? "Game \(index + 1)")
+                    text.raw(",\"range\":")
+                    text.range(whole)
+                    text.raw(",\"selectionRange\":")
+                    text.range(document.range(of: outline.selection.shifted(by: game.start), encoding: encoding))
+                } else {
+                    // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
+                    text.raw("\"kind\":5,\"location\":{\"range\":")
+                    text.range(whole)
+                    text.raw(",\"uri\":")
+                    text.string(document.uri)
+                    text.raw("},\"name\":")
+                    text.string(outline.title ?? "Game \(index + 1)")
                 }
-                symbols.append([
-                    "name": .string(name), "kind": 5,
-                    "detail": .string(outline.detail),
-                    "range": range(game.range, document, encoding),
-                    "selectionRange": range(outline.selection.shifted(by: game.start), document, encoding),
-                    "children": .array(
-                        outline.variations.map { variation in
-                            let r = range(variation.range.shifted(by: game.start), document, encoding)
-                            return ["name": .string(variation.name), "kind": 6, "range": r, "selectionRange": r]
-                        }),
-                ])
+                text.raw("}")
             }
-            return .array(symbols)
+            text.raw("]")
+            return text.json
         }
     }
 

@@ -39,6 +39,7 @@ public enum FrameEvent: Sendable, Equatable {
 /// Encodes a message body as a frame: `Content-Length: N\r\n\r\n` followed by the body.
 public func encodeFrame(_ body: [UInt8]) -> [UInt8] {
     var frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8)
+    frame.reserveCapacity(frame.count + body.count)
     frame.append(contentsOf: body)
     return frame
 }

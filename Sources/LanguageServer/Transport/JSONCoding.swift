@@ -31,6 +31,7 @@ extension JSONValue: Codable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         case .integers(let value): try container.encode(value)
+        case .text: try container.encode(resolved)
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A JSON value as it travels in a message. Handlers read the fields they know and ignore the rest;
 /// integers are kept apart from other numbers so that request ids and positions stay exact.
-public enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -11,28 +11,67 @@ public enum JSONValue: Sendable, Hashable {
     /// An array of integers kept compact: a document's semantic tokens are millions of them,
     /// which as `.array` of `.integer` would take three times the memory.
     case integers([Int32])
+    /// A value already written as JSON text (`JSONText`): a response of tens of thousands of
+    /// objects (the outline or code lenses of a 100 MB document) is written at once instead of
+    /// built as dictionaries. Read back (the accessors, `==`) by parsing it.
+    case text([UInt8])
+}
+
+extension JSONValue: Hashable {
+    /// The value a `text` stands for; other values as they are.
+    var resolved: JSONValue {
+        guard case .text(let bytes) = self else { return self }
+        return (try? JSONValue(parsing: bytes)) ?? .null
+    }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs.resolved, rhs.resolved) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        case (.integers(let a), .integers(let b)): return a == b
+        case (let a, let b):
+            guard let a = a.arrayValue, let b = b.arrayValue else { return false }
+            return a == b
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch resolved {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        case .array, .integers, .text: hasher.combine(arrayValue)
+        }
+    }
 }
 
 extension JSONValue {
     /// The member named `key` of an object; nil for a missing member or a value that is not an object.
     public subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
+        if case .object(let members) = resolved { return members[key] }
         return nil
     }
 
     public var isNull: Bool {
-        if case .null = self { return true }
+        if case .null = resolved { return true }
         return false
     }
 
     public var boolValue: Bool? {
-        if case .bool(let value) = self { return value }
+        if case .bool(let value) = resolved { return value }
         return nil
     }
 
     /// The value as an integer; a number with a fractional part or out of range is not one.
     public var intValue: Int? {
-        switch self {
+        switch resolved {
         case .integer(let value): return value
         case .double(let value):
             guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
@@ -42,7 +81,7 @@ extension JSONValue {
     }
 
     public var doubleValue: Double? {
-        switch self {
+        switch resolved {
         case .integer(let value): return Double(value)
         case .double(let value): return value
         default: return nil
@@ -50,12 +89,12 @@ extension JSONValue {
     }
 
     public var stringValue: String? {
-        if case .string(let value) = self { return value }
+        if case .string(let value) = resolved { return value }
         return nil
     }
 
     public var arrayValue: [JSONValue]? {
-        switch self {
+        switch resolved {
         case .array(let value): return value
         case .integers(let value): return value.map { .integer(Int($0)) }
         default: return nil
@@ -63,7 +102,7 @@ extension JSONValue {
     }
 
     public var objectValue: [String: JSONValue]? {
-        if case .object(let value) = self { return value }
+        if case .object(let value) = resolved { return value }
         return nil
     }
 }

@@ -31,6 +31,7 @@ extension JSONValue {
                 members[key]!.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
+        case .text(let bytes): output.append(contentsOf: bytes)
         case .integers(let values):
             output.reserveCapacity(output.count + values.count * 3 + 2)
             output.append(UInt8(ascii: "["))
