@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "GameStore", targets: ["GameStore"]),
         .library(name: "LanguageServer", targets: ["LanguageServer"]),
+        .library(name: "PGNServer", targets: ["PGNServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,7 +28,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "ChessCore", swiftSettings: processor),
-        .target(name: "PGN", dependencies: ["ChessCore"], swiftSettings: processor),
+        .target(name: "TextPositions"),
+        .target(name: "PGN", dependencies: ["ChessCore", "TextPositions"], swiftSettings: processor),
         .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
         .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
@@ -39,22 +41,26 @@ let package = Package(
             ],
             swiftSettings: processor
         ),
+        // The protocol, transport, documents and request loop: no chess in it.
+        .target(name: "LanguageServer", dependencies: ["TextPositions"], swiftSettings: processor),
+        // The PGN language: every feature, on the LanguageServer framework.
         .target(
-            name: "LanguageServer", dependencies: ["ChessCore", "PGN", "Engine", "GameStore"], swiftSettings: processor),
+            name: "PGNServer", dependencies: ["ChessCore", "PGN", "Engine", "GameStore", "LanguageServer"],
+            swiftSettings: processor),
         .executableTarget(
             name: "pgn-lsp",
             dependencies: [
-                "ChessCore", "PGN", "Engine", "GameStore", "LanguageServer",
+                "ChessCore", "PGN", "Engine", "GameStore", "LanguageServer", "PGNServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
-        .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore"]),
+        .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore", "TextPositions"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "ChessCore", "PGN"]),
         .testTarget(
             name: "GameStoreTests",
             dependencies: ["GameStore", "PGN", "ChessCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "PGNServer", "PGN"]),
     ]
 )

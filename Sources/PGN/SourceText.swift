@@ -1,17 +1,11 @@
 import Synchronization
+import TextPositions
 
 /// How a text's bytes are to be read as characters.
 public enum TextEncoding: Sendable, Equatable {
     case utf8
     /// Bytes that are not valid UTF-8: each byte is one character (ISO 8859-1).
     case latin1
-}
-
-/// How positions count columns: in bytes, UTF-16 code units, or Unicode scalars.
-public enum PositionEncoding: Sendable, Equatable {
-    case utf8
-    case utf16
-    case utf32
 }
 
 /// A line and a column, both 0-based, columns counted in some `PositionEncoding`.
@@ -133,13 +127,7 @@ public struct SourceText: Sendable {
 
     /// The line holding `offset` (0-based).
     public func line(of offset: Int) -> Int {
-        var low = 0
-        var high = lineStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
-        }
-        return low
+        max(0, lineStarts.firstIndex(atLeast: offset + 1) - 1)
     }
 
     /// The end of a line's content (before its line break).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LanguageServer
+import PGNServer
 
 /// The language server over standard input and output: what an editor starts.
 struct Serve: ParsableCommand {

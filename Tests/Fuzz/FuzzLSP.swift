@@ -1,5 +1,6 @@
 import Foundation
 import LanguageServer
+import PGNServer
 
 /// A PGN server in memory with a client that answers the server's own requests, driven one
 /// exchange at a time. A request the server leaves unanswered for `patience` is a finding.

@@ -1,5 +1,6 @@
 import ChessCore
 import PGN
+import TextPositions
 
 /// The PGN reader, the replay and the FEN reader: every input is parsed, replayed and checked,
 /// and the results must be consistent.
@@ -10,7 +11,7 @@ func fuzzPGN(_ bytes: [UInt8]) {
         // Every range lies inside the text and maps to a position and back.
         precondition(diagnostic.range.lowerBound >= 0 && diagnostic.range.upperBound <= bytes.count)
         precondition(!diagnostic.message.isEmpty)
-        for encoding in [PGN.PositionEncoding.utf8, .utf16, .utf32] {
+        for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
             let position = source.position(of: diagnostic.range.lowerBound, in: encoding)
             precondition(source.offset(of: position, in: encoding) <= diagnostic.range.lowerBound)
         }

@@ -1,4 +1,5 @@
 import LanguageServer
+import PGNServer
 import XCTest
 
 /// What the server sends depends on what the client announced: a client that announces

@@ -1,5 +1,6 @@
 import Foundation
 import LanguageServer
+import PGNServer
 import XCTest
 
 /// The commands that take a game by position answer any position the client sends, however

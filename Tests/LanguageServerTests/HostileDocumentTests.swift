@@ -1,4 +1,5 @@
 import LanguageServer
+import PGNServer
 import XCTest
 
 /// Documents no editor should be able to kill the server with: numbers too large to show,

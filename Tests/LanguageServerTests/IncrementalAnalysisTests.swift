@@ -1,6 +1,7 @@
 import Foundation
 import LanguageServer
 import PGN
+import PGNServer
 import XCTest
 
 /// After an edit the analyzer parses only the games around it; these tests check that the result

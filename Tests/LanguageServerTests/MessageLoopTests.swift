@@ -1,4 +1,5 @@
 import LanguageServer
+import PGNServer
 import XCTest
 
 /// The thread that reads messages applies edits and nothing more: the text is read once typing

@@ -1,4 +1,5 @@
 import LanguageServer
+import PGNServer
 import XCTest
 
 /// Semantic tokens are made per game and stitched; after edits, `full/delta` answers what

@@ -1,3 +1,4 @@
+import Foundation
 import PGN
 import XCTest
 
@@ -5,6 +6,16 @@ import XCTest
 /// the examples of docs/diagnostics.md.
 final class DiagnosticsTests: XCTestCase {
     let roster = "[Event \"E\"]\n[Site \"S\"]\n[Date \"2026.11.22\"]\n[Round \"1\"]\n[White \"W\"]\n[Black \"B\"]\n"
+
+    func testEveryCodeIsInTheTableOfDocsDiagnostics() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/diagnostics.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        for code in Diagnostic.Code.allCases {
+            XCTAssertTrue(
+                text.contains("| `\(code.rawValue)` |"), "\(code.rawValue) is not described in docs/diagnostics.md")
+        }
+    }
 
     func only(_ text: String, _ code: Diagnostic.Code) -> [(Diagnostic, String)] {
         let source = SourceText(text)

@@ -1,4 +1,5 @@
 import PGN
+import TextPositions
 import XCTest
 
 /// Values no real game has, written where a reader expects numbers or quotes: each is read as

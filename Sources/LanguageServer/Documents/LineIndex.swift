@@ -1,4 +1,4 @@
-import PGN
+import TextPositions
 
 /// Where each line of a document begins, as byte offsets into its UTF-8 text, and the conversions between
 /// LSP positions and byte offsets. Lines end at `\n`, `\r\n` or a lone `\r`, as LSP specifies.
@@ -80,7 +80,7 @@ public struct LineIndex: Sendable, Hashable {
         let content = contentRange(ofLine: position.line, in: bytes)
         return widths.offset(
             ofColumn: position.character, lineStart: content.lowerBound, lineEnd: content.upperBound,
-            in: encoding.columns)
+            in: encoding)
     }
 
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
@@ -91,17 +91,6 @@ public struct LineIndex: Sendable, Hashable {
         let content = contentRange(ofLine: line, in: bytes)
         let target = widths.characterStart(min(clamped, content.upperBound))
         return Position(
-            line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding.columns))
-    }
-}
-
-extension PositionEncoding {
-    /// The same unit, as the PGN reader names it.
-    var columns: PGN.PositionEncoding {
-        switch self {
-        case .utf8: return .utf8
-        case .utf16: return .utf16
-        case .utf32: return .utf32
-        }
+            line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding))
     }
 }

@@ -1,3 +1,5 @@
+@_exported import TextPositions
+
 /// A place in a document: a zero-based line and a zero-based offset in that line, counted in the units of
 /// the position encoding negotiated at `initialize`.
 public struct Position: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -44,14 +46,4 @@ public struct Location: Codable, Sendable, Hashable {
         self.uri = uri
         self.range = range
     }
-}
-
-/// The unit in which `Position.character` counts.
-public enum PositionEncoding: String, Codable, Sendable, Hashable {
-    /// Bytes of UTF-8.
-    case utf8 = "utf-8"
-    /// UTF-16 code units: the default, and the only one every client supports.
-    case utf16 = "utf-16"
-    /// Unicode scalars.
-    case utf32 = "utf-32"
 }

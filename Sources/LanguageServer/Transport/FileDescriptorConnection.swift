@@ -92,10 +92,12 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
 
     public func send(_ message: Message) {
         guard !state.withLock({ $0.closed }) else { return }
-        let frame = message.encodedFrame()
+        // Header and body are written one after the other: a body of 100 MB is not copied into a frame.
+        let body = message.json.serialized()
+        let header = frameHeader(length: body.count)
         writer.async { [self] in
             guard !state.withLock({ $0.closed || $0.outputBroken }) else { return }
-            if !writeAll(frame) {
+            if !(writeAll(header) && writeAll(body)) {
                 state.withLock { $0.outputBroken = true }
                 standardErrorWrite(
                     "pgn-lsp: cannot write to the client (\(String(cString: strerror(errno)))); output stops\n")

@@ -36,9 +36,12 @@ public enum FrameEvent: Sendable, Equatable {
     case error(FramingError)
 }
 
-/// Encodes a message body as a frame: `Content-Length: N\r\n\r\n` followed by the body.
+/// The header block of a frame whose body has `length` bytes: `Content-Length: N\r\n\r\n`.
+public func frameHeader(length: Int) -> [UInt8] { Array("Content-Length: \(length)\r\n\r\n".utf8) }
+
+/// Encodes a message body as a frame: its header block followed by the body.
 public func encodeFrame(_ body: [UInt8]) -> [UInt8] {
-    var frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8)
+    var frame = frameHeader(length: body.count)
     frame.reserveCapacity(frame.count + body.count)
     frame.append(contentsOf: body)
     return frame

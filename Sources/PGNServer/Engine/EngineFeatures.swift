@@ -1,6 +1,7 @@
 import ChessCore
 import Engine
 import Foundation
+import LanguageServer
 import PGN
 
 /// The engine behind hovers and reviews, and the reviews done so far.

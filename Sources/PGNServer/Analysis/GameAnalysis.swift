@@ -1,6 +1,8 @@
 import ChessCore
 import Foundation
+import LanguageServer
 import PGN
+import TextPositions
 
 /// One game of a document, read on its own: its text, syntax, replay and diagnostics, with
 /// byte offsets relative to the game's first byte. Shared between document versions while the
@@ -48,35 +50,15 @@ public final class GameAnalysis: Sendable {
 
     /// Whether the move at a node index was played.
     public func wasPlayed(node index: Int) -> Bool {
-        var low = 0
-        var high = playedNodes.count - 1
-        while low <= high {
-            let mid = (low + high) / 2
-            if playedNodes[mid] == index { return true }
-            if playedNodes[mid] < index { low = mid + 1 } else { high = mid - 1 }
-        }
-        return false
+        let found = playedNodes.firstIndex(atLeast: index)
+        return found < playedNodes.count && playedNodes[found] == index
     }
 
     public var gameReplay: GameReplay { GameReplay(source: source, syntax: syntax, index: 0) }
 
     /// The index in `syntax.nodes` of the node covering a game-relative offset (its end included).
     public func node(at offset: Int) -> Int? {
-        let nodes = syntax.nodes
-        var low = 0
-        var high = nodes.count - 1
-        while low <= high {
-            let mid = (low + high) / 2
-            let range = nodes[mid].range
-            if offset < range.lowerBound {
-                high = mid - 1
-            } else if offset > range.upperBound {
-                low = mid + 1
-            } else {
-                return mid
-            }
-        }
-        return nil
+        syntax.nodes.index(holding: offset, by: \.range)
     }
 
     public func move(atNode index: Int) -> ReplayedMove? {
@@ -139,20 +121,7 @@ public struct DocumentAnalysis: Sendable {
 
     /// The index in `games` of the game whose text holds `offset` (its end included), if any.
     public func gameIndex(at offset: Int) -> Int? {
-        var low = 0
-        var high = games.count - 1
-        while low <= high {
-            let mid = (low + high) / 2
-            let range = games[mid].range
-            if offset < range.lowerBound {
-                high = mid - 1
-            } else if offset > range.upperBound {
-                low = mid + 1
-            } else {
-                return mid
-            }
-        }
-        return nil
+        games.index(holding: offset, by: \.range)
     }
 }
 
@@ -311,13 +280,8 @@ public final class PGNAnalyzer: Sendable {
 
     /// Whether `offset` lies in one of `ranges` (sorted, not overlapping).
     static func inside(_ ranges: [Range<Int>], _ offset: Int) -> Bool {
-        var low = 0
-        var high = ranges.count
-        while low < high {
-            let mid = (low + high) / 2
-            if ranges[mid].lowerBound <= offset { low = mid + 1 } else { high = mid }
-        }
-        return low > 0 && ranges[low - 1].contains(offset)
+        let after = ranges.firstIndex(atLeast: offset + 1, by: \.lowerBound)
+        return after > 0 && ranges[after - 1].contains(offset)
     }
 
     /// Where the games of a text are, and the problems outside every game (text between
@@ -415,25 +379,16 @@ public final class PGNAnalyzer: Sendable {
         {
             edge = long
         }
-        var before = 0
-        var high = old.count
-        while before < high {
-            let mid = (before + high) / 2
-            if old[mid].start + Self.margin <= edge { before = mid + 1 } else { high = mid }
-        }
+        // The games that start at least `margin` before the edge.
+        let before = old.firstIndex(atLeast: edge - Self.margin + 1, by: \.start)
         let first = max(before - 2, 0)
         let start = before >= 2 ? old[first].start : 0
 
         // Stop at a game start after the edit that was a game start before it: from there on the
         // parse is the previous one, moved by `delta`.
         func oldGame(startingAt offset: Int) -> Int? {
-            var low = 0
-            var high = old.count
-            while low < high {
-                let mid = (low + high) / 2
-                if old[mid].start < offset { low = mid + 1 } else { high = mid }
-            }
-            return low < old.count && old[low].start == offset ? low : nil
+            let found = old.firstIndex(atLeast: offset, by: \.start)
+            return found < old.count && old[found].start == offset ? found : nil
         }
         let parser = bytes.withUnsafeBufferPointer { buffer in
             Parser(buffer, start: start, firstGameIndex: first) { offset in

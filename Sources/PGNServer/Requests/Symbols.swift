@@ -1,4 +1,5 @@
 import Foundation
+import LanguageServer
 import PGN
 
 extension PGNLanguageServer {

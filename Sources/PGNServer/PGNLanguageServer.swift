@@ -1,5 +1,6 @@
 import ChessCore
 import Foundation
+import LanguageServer
 import PGN
 
 /// The PGN language: every feature of the server, registered on a `Server`.

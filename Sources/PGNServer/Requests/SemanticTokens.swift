@@ -1,4 +1,5 @@
 import Foundation
+import LanguageServer
 import PGN
 
 /// Semantic tokens. Legend (also in README):
@@ -114,11 +115,11 @@ extension GameAnalysis {
     /// The game's semantic tokens, five integers each: line (0 = the game's first line),
     /// column (on line 0, from the game's first byte), length, type, modifiers; one token per
     /// line of a comment. Made once per game and column encoding.
-    func semanticTokens(_ encoding: PGN.PositionEncoding) -> [Int32] {
+    func semanticTokens(_ encoding: PositionEncoding) -> [Int32] {
         derived.value("semanticTokens.\(encoding)") { makeSemanticTokens(encoding) }
     }
 
-    private func makeSemanticTokens(_ encoding: PGN.PositionEncoding) -> [Int32] {
+    private func makeSemanticTokens(_ encoding: PositionEncoding) -> [Int32] {
         var tokens: [(start: Int, end: Int, type: Int, modifiers: Int)] = []
         for tag in syntax.tags {
             tokens.append((tag.nameRange.lowerBound, tag.nameRange.upperBound, 0, 0))
@@ -329,7 +330,7 @@ extension PGNLanguageServer {
             between(end..<game.start)
             end = game.range.upperBound
             guard game.range.overlaps(wanted) || (game.range.isEmpty && wanted.contains(game.start)) else { continue }
-            let tokens = game.analysis.semanticTokens(encoding.columns)
+            let tokens = game.analysis.semanticTokens(encoding)
             guard !tokens.isEmpty else { continue }
             let origin = document.position(of: game.start, encoding: encoding)
             segments.append(

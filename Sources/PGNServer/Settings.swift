@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import GameStore
+import LanguageServer
 import PGN
 
 /// The server's settings (`schemas/settings.schema.json`), with their defaults.

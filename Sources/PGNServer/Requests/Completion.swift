@@ -1,5 +1,6 @@
 import ChessCore
 import Foundation
+import LanguageServer
 import PGN
 
 extension PGNLanguageServer {

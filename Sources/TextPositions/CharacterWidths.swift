@@ -141,17 +141,3 @@ public struct CharacterWidths: Sendable, Hashable {
         }
     }
 }
-
-extension Array where Element == Int {
-    /// In a sorted array, the index of the first element at least `value` (`count` when there
-    /// is none), by binary search.
-    public func firstIndex(atLeast value: Int) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-}

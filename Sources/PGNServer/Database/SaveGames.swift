@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GameStore
+import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
