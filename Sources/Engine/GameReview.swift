@@ -1,4 +1,5 @@
 import ChessCore
+import Foundation
 import Synchronization
 
 /// The engine's account of one move of a reviewed line.
@@ -210,15 +211,26 @@ extension ReviewedMove {
 }
 
 extension GameReview {
-    /// `accuracy 83.4%, ACPL 31, 2 inaccuracies, 1 mistake, 0 blunders` for one player.
-    public func summary(of color: Color) -> String {
+    /// `83.4% · ACPL 31`: a player's accuracy and average centipawn loss, worded the same
+    /// wherever a review is summed up (code lens, message, `review`'s text); nil without moves.
+    public func accuracyText(of color: Color) -> String? {
         let accuracy = color == .white ? whiteAccuracy : blackAccuracy
         let acpl = color == .white ? whiteACPL : blackACPL
-        guard let accuracy, let acpl else { return "no moves" }
+        guard let accuracy, let acpl else { return nil }
+        return "\(String(format: "%.1f", accuracy))% · ACPL \(Int(acpl.rounded()))"
+    }
+
+    /// `White 83.4% · ACPL 31`, or `White: no moves`.
+    public func playerText(of color: Color) -> String {
+        let name = color == .white ? "White" : "Black"
+        return accuracyText(of: color).map { "\(name) \($0)" } ?? "\(name): no moves"
+    }
+
+    /// `accuracy 83.4% · ACPL 31, 2 inaccuracies, 1 mistake, 0 blunders` for one player.
+    public func summary(of color: Color) -> String {
+        guard let accuracy = accuracyText(of: color) else { return "no moves" }
         func count(_ judgement: Judgement) -> String { judgement.counted(self.count(judgement, by: color)) }
-        let percent = (accuracy * 10).rounded() / 10
-        return
-            "accuracy \(percent)%, ACPL \(Int(acpl.rounded())), \(count(.inaccuracy)), \(count(.mistake)), \(count(.blunder))"
+        return "accuracy \(accuracy), \(count(.inaccuracy)), \(count(.mistake)), \(count(.blunder))"
     }
 }
 

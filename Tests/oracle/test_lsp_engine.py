@@ -5,6 +5,7 @@ Tests/Fixtures/fake-engine, started through a small script that sets its mode.
 """
 import os
 import pathlib
+import re
 import stat
 import time
 import uuid
@@ -125,7 +126,8 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     # The code lens now shows each player's accuracy.
     lenses = stockfish.request("textDocument/codeLens", {"textDocument": {"uri": URI}})
     titles = [lens["command"]["title"] for lens in lenses]
-    assert titles[0].startswith("White ") and "ACPL" in titles[0] and "Black " in titles[0]
+    # Worded as the CLI and the message word it: `White 53.5% · ACPL 161  |  Black …`.
+    assert re.match(r"White \d+\.\d% · ACPL \d+  \|  Black \d+\.\d% · ACPL \d+$", titles[0]), titles[0]
     assert "Annotate game with the review" in titles
 
     # Annotation through workspace/applyEdit, from the code action.

@@ -22,7 +22,7 @@ def test_text_summary_names_the_blunder():
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "Game 1: White – Black, 0-1"
-    assert lines[1].startswith("  White: accuracy ") and "ACPL" in lines[1] and "blunder" in lines[1]
+    assert lines[1].startswith("  White: accuracy ") and "% · ACPL " in lines[1] and "blunder" in lines[1]
     assert lines[2].startswith("  Black: accuracy ")
     nxf7 = [line for line in lines if line.startswith("  5. Nxf7 ")]
     # The evaluation before the move is near equal (its sign varies between searches); after

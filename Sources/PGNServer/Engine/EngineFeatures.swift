@@ -145,13 +145,8 @@ extension PGNLanguageServer {
                 let at = document.range(of: game.start..<game.start, encoding: context.positionEncoding)
                 if let stored = reviews[game.analysis.text] {
                     let review = stored.review
-                    func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
-                        guard let accuracy, let acpl else { return "\(name): no moves" }
-                        return "\(name) \(String(format: "%.1f", accuracy))% · ACPL \(Int(acpl.rounded()))"
-                    }
-                    let white = player("White", review.whiteAccuracy, review.whiteACPL)
-                    let black = player("Black", review.blackAccuracy, review.blackACPL)
-                    lenses.append((at, index, "\(white)  |  \(black)", "pgn.reviewGame"))
+                    let title = "\(review.playerText(of: .white))  |  \(review.playerText(of: .black))"
+                    lenses.append((at, index, title, "pgn.reviewGame"))
                     lenses.append((at, index, "Annotate game with the review", "pgn.annotateGame"))
                 } else {
                     lenses.append((at, index, "Review game", "pgn.reviewGame"))
@@ -469,15 +464,11 @@ extension PGNLanguageServer {
 }
 
 extension GameReview {
-    /// `White 53.5% (ACPL 161), Black 87.2% (ACPL 26); 2 blunders`.
+    /// `Review: White 53.5% · ACPL 161, Black 87.2% · ACPL 26; 2 blunders, 0 mistakes, 1 inaccuracy`.
     var oneLine: String {
-        func player(_ name: String, _ accuracy: Double?, _ acpl: Double?) -> String {
-            guard let accuracy, let acpl else { return "\(name): no moves" }
-            return "\(name) \(String(format: "%.1f", accuracy))% (ACPL \(Int(acpl.rounded())))"
-        }
         let counts = Judgement.allCases.reversed().map { j in j.counted(moves.count { $0.judgement == j }) }
         return
-            "Review: \(player("White", whiteAccuracy, whiteACPL)), \(player("Black", blackAccuracy, blackACPL)); \(counts.joined(separator: ", "))"
+            "Review: \(playerText(of: .white)), \(playerText(of: .black)); \(counts.joined(separator: ", "))"
     }
 }
 
