@@ -54,13 +54,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore"]),
-        .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore", "TextPositions"]),
+        // Finds the test material: the project's copy under Tests/Fixtures, else ../shared's file,
+        // else the test is skipped.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore", "TestSupport"]),
+        .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore", "TextPositions", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "ChessCore", "PGN"]),
         .testTarget(
             name: "GameStoreTests",
-            dependencies: ["GameStore", "PGN", "ChessCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "GameStore", "PGN", "ChessCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
-        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "PGNServer", "PGN"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "PGNServer", "PGN", "TestSupport"]),
     ]
 )

@@ -19,8 +19,10 @@ final class PerftTests: XCTestCase {
 
     func testStandardSuite() throws { try checkSuite("perft/standard.perft") }
 
+    /// python-chess's suite (GPL-3): with the shared folder only.
     func testTrickySuite() throws { try checkSuite("perft/tricky.perft") }
 
+    /// python-chess's 960 Chess960 positions (GPL-3): with the shared folder only.
     func testAllChess960PositionsToDepthThree() throws {
         let cases = try PerftCase.load("perft/chess960.perft")
         XCTAssertEqual(cases.count, 960)

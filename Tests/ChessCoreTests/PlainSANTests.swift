@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import ChessCore
@@ -43,11 +44,7 @@ final class PlainSANTests: XCTestCase {
     }
 
     func testPlainReadingAgreesWithTheGeneralReader() throws {
-        var positions: [Position] = []
-        for suite in ["perft/standard.perft", "perft/tricky.perft", "perft/chess960.perft"] {
-            guard let cases = try? PerftCase.load(suite) else { continue }
-            positions += cases.compactMap { try? Position(fen: $0.fen) }
-        }
+        let positions = TestPositions.fens().compactMap { try? Position(fen: $0) }
         XCTAssertGreaterThan(positions.count, 100)
         // Positions a few moves on from each, so that checks, pins and promotions come up often.
         var all: [Position] = []

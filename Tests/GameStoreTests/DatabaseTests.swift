@@ -2,6 +2,7 @@ import ChessCore
 import Foundation
 import GRDB
 import GameStore
+import TestSupport
 import XCTest
 
 /// The file the writer makes: tables, sentinels, Info rows, column values, duplicates, refusals
@@ -191,7 +192,7 @@ final class DatabaseTests: XCTestCase {
     func testSavingTheSameGamesTwiceAddsNothing() throws {
         let path = folder.path("twice.db3")
         let database = try GameDatabase(path: path)
-        let file = Shared.url("corpus/lichess/lichess_db_100k.pgn").path
+        let file = try SharedMaterial.url("corpus/lichess/lichess_db_100k.pgn").path
         let first = try database.importPGN(path: file)
         XCTAssertGreaterThan(first.stored, 40)
         XCTAssertEqual(first.duplicates, 0)
@@ -200,7 +201,7 @@ final class DatabaseTests: XCTestCase {
         XCTAssertEqual(again.duplicates, first.stored)
         // Through a new connection too, and one game at a time.
         let reopened = try GameDatabase(path: path)
-        let text = try Shared.text("corpus/lichess/lichess_db_10k.pgn")
+        let text = try SharedMaterial.text("corpus/lichess/lichess_db_10k.pgn")
         let report = try reopened.store(games: [GameSource(text: text, index: 0)])
         XCTAssertEqual(report.stored, 0)
         XCTAssertGreaterThan(report.duplicates, 0)

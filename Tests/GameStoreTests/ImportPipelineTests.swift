@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import XCTest
 
 @testable import GameStore
@@ -27,7 +28,7 @@ final class ImportPipelineTests: XCTestCase {
     func testAMappedFileAndAStreamGiveTheSameDatabase() throws {
         // Five copies of a 1 MB file (each its own round, so no game is a duplicate): several
         // pieces, cut at different places in the two readings.
-        let one = try Shared.text("corpus/lichess/lichess_db_1000k.pgn")
+        let one = try SharedMaterial.text("corpus/lichess/lichess_db_1000k.pgn")
         let copies = (1...5).map { one.replacingOccurrences(of: "[Round \"-\"]", with: "[Round \"\($0)\"]") }
         let source = try write(copies.joined(separator: "\n"), to: "five.pgn")
         let mapped = try GameDatabase(path: folder.path("mapped.db3"))
@@ -185,7 +186,7 @@ final class ImportPipelineTests: XCTestCase {
         let path = folder.path("locked-import.db3")
         let database = try GameDatabase(path: path, options: .init(busyTimeout: 0.3))
         let other = try lockedByAnotherConnection(path)
-        let source = Shared.url("corpus/lichess/lichess_db_1000k.pgn").path
+        let source = try SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path
         XCTAssertThrowsError(try database.importPGN(path: source)) { error in
             XCTAssertEqual(error as? GameStoreError, .locked(path: path, seconds: 0.3))
         }
@@ -216,7 +217,7 @@ final class ImportPipelineTests: XCTestCase {
         let path = folder.path("indexed.db3")
         let database = try GameDatabase(path: path)
         XCTAssertEqual(try indexes(path), schemaIndexes)
-        let source = Shared.url("corpus/lichess/lichess_db_1000k.pgn").path
+        let source = try SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path
         XCTAssertEqual(try database.importPGN(path: source).stored, 438)
         XCTAssertEqual(try indexes(path), schemaIndexes)
         // The indexes built at the end hold every game, as those kept up game by game do.
@@ -231,7 +232,7 @@ final class ImportPipelineTests: XCTestCase {
         }
         // A second import into the same file adds to the indexes as it goes.
         let second = try write(
-            try Shared.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
+            try SharedMaterial.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
                 of: "[Round \"-\"]", with: "[Round \"2\"]"), to: "second.pgn")
         XCTAssertFalse(try database.dropSearchIndexesOfEmptyFile())
         XCTAssertEqual(try indexes(path), schemaIndexes)
@@ -247,7 +248,8 @@ final class ImportPipelineTests: XCTestCase {
     func testIndexesMissingAfterAStoppedImportAreBuiltWhenTheFileIsNextOpened() throws {
         let path = folder.path("stopped.db3")
         let database = try GameDatabase(path: path)
-        XCTAssertEqual(try database.importPGN(path: Shared.url("corpus/lichess/lichess_db_1000k.pgn").path).stored, 438)
+        XCTAssertEqual(
+            try database.importPGN(path: SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path).stored, 438)
         // As a stopped import leaves the file: games in, search indexes not yet built.
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
@@ -262,7 +264,7 @@ final class ImportPipelineTests: XCTestCase {
         try again.write { db in try db.execute(sql: "DROP INDEX GamesResult") }
         try again.close()
         let second = try write(
-            try Shared.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
+            try SharedMaterial.text("corpus/lichess/lichess_db_1000k.pgn").replacingOccurrences(
                 of: "[Round \"-\"]", with: "[Round \"2\"]"), to: "second.pgn")
         XCTAssertEqual(try database.importPGN(path: second).stored, 438)
         XCTAssertEqual(try indexes(path), schemaIndexes)
@@ -284,7 +286,7 @@ final class ImportPipelineTests: XCTestCase {
     func testSeveralImportsIntoANewFileBuildTheSearchIndexesOnceAfterTheLast() throws {
         let path = folder.path("several.db3")
         let database = try GameDatabase(path: path)
-        let one = try Shared.text("corpus/lichess/lichess_db_1000k.pgn")
+        let one = try SharedMaterial.text("corpus/lichess/lichess_db_1000k.pgn")
         let sources = try (1...2).map {
             try write(one.replacingOccurrences(of: "[Round \"-\"]", with: "[Round \"\($0)\"]"), to: "part\($0).pgn")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PGN
+import TestSupport
 import XCTest
 
 @testable import GameStore
@@ -53,10 +54,8 @@ final class ImportScannerTests: XCTestCase {
     }
 
     func testEveryCorpusFileItReadsComesOutAsTheParserHasIt() throws {
-        let corpus = Shared.url("corpus")
-        let files = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil)!
-            .compactMap { $0 as? URL }.filter { $0.pathExtension.lowercased() == "pgn" }
-        XCTAssertGreaterThan(files.count, 90)
+        let files = try SharedMaterial.files(under: "corpus", suffix: ".pgn").map { try SharedMaterial.url($0) }
+        XCTAssertGreaterThan(files.count, SharedMaterial.sharedIsPresent ? 90 : 40)
         var read: [String] = []
         for file in files {
             let bytes = Array(try Data(contentsOf: file))
@@ -119,7 +118,7 @@ final class ImportScannerTests: XCTestCase {
 
     func testDamagedTextIsReadAsTheParserReadsItOrLeftToIt() throws {
         // A slice of a real export, damaged a byte at a time in many ways.
-        let head = Array(try Shared.bytes("corpus/lichess/lichess_db_10k.pgn").prefix(8000))
+        let head = Array(try SharedMaterial.bytes("corpus/lichess/lichess_db_10k.pgn").prefix(8000))
         let cut = head.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }!
         let source = Array(head.prefix(cut))
         XCTAssertTrue(checkAgreement(source, "undamaged"))

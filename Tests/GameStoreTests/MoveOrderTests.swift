@@ -1,11 +1,13 @@
 import ChessCore
 import GameStore
+import TestSupport
 import XCTest
 
 final class MoveOrderTests: XCTestCase {
     /// Every line of the reference file: the whole ordered list, and each move's index both ways.
+    /// The file (made with shakmaty, GPL-3) is in the shared folder only.
     func testAgreesWithEveryPositionOfTheReferenceList() throws {
-        let lines = try Shared.text("fixtures/encroissant-move-order.tsv").split(separator: "\n")
+        let lines = try SharedMaterial.text("fixtures/encroissant-move-order.tsv").split(separator: "\n")
         var positions = 0
         var moves = 0
         for line in lines where !line.hasPrefix("#") {
@@ -59,13 +61,9 @@ final class MoveOrderTests: XCTestCase {
     }
 
     func testCountingAgreesWithSortingInPositionsFullOfPinsChecksAndPromotions() throws {
-        // Every position of the perft suites, and a few plies on from each.
-        var starts: [Position] = []
-        for suite in ["perft/standard.perft", "perft/tricky.perft", "perft/chess960.perft"] {
-            for line in try Shared.text(suite).split(separator: "\n") where line.hasPrefix("epd ") {
-                if let position = try? Position(fen: String(line.dropFirst(4))) { starts.append(position) }
-            }
-        }
+        // Every position of the perft suites there are (else Chess960 starting positions), and a
+        // few plies on from each.
+        let starts = TestPositions.fens().compactMap { try? Position(fen: $0) }
         XCTAssertGreaterThan(starts.count, 100)
         var moves = 0
         for (k, start) in starts.enumerated() {

@@ -1,22 +1,6 @@
 import Foundation
 import GRDB
 
-/// The project's shared test material lives in `../shared` beside the package root.
-enum Shared {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
-
-    static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
-
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: url(relativePath)))
-    }
-
-    static func text(_ relativePath: String) throws -> String {
-        try String(contentsOf: url(relativePath), encoding: .utf8)
-    }
-}
-
 /// A fresh directory under the system's temporary directory, removed by `cleanUp`.
 struct TemporaryDirectory {
     let url: URL

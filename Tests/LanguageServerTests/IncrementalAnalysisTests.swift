@@ -2,19 +2,22 @@ import Foundation
 import LanguageServer
 import PGN
 import PGNServer
+import TestSupport
 import XCTest
 
 /// After an edit the analyzer parses only the games around it; these tests check that the result
 /// is always the reading of the whole new text, over thousands of random edits of real files.
 final class IncrementalAnalysisTests: XCTestCase {
-    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
-
+    /// A corpus file (see `SharedMaterial`). Files in other encodings are read as an editor would
+    /// show them after a UTF-8 decoding.
     static func corpus(_ path: String) throws -> String {
-        // Files in other encodings are read as an editor would show them after a UTF-8 decoding.
-        String(
-            decoding: try Data(contentsOf: shared.appendingPathComponent("corpus").appendingPathComponent(path)),
-            as: UTF8.self)
+        String(decoding: try SharedMaterial.bytes("corpus/" + path), as: UTF8.self)
+    }
+
+    /// Those of `paths` that are there (GPL files only with the shared folder), with their place
+    /// in `paths`, which seeds their random edits.
+    static func available(_ paths: [String]) -> [(offset: Int, element: String)] {
+        paths.enumerated().filter { SharedMaterial.find("corpus/" + $0.element) != nil }
     }
 
     /// Pieces of PGN an edit inserts, chosen to open and close comments, variations, tags and games.
@@ -167,42 +170,49 @@ final class IncrementalAnalysisTests: XCTestCase {
         "chess-library/no_moves_but_game_termination_multiple.pgn", "chess-library/variations.pgn",
         "chess-library/square_bracket_in_header.pgn", "chess-library/corrupted.pgn",
         "chess-library/backslash_header.pgn", "python-chess/utf8-bom.pgn", "python-chess/chessbase-empty-line.pgn",
-        "python-chess/antichess-programfox.pgn", "pychess/mate_in_2.pgn",
+        "python-chess/antichess-programfox.pgn", "pychess/mate_in_2.pgn", "pgn-lsp/variations-nags.pgn",
+        "pgn-lsp/crlf-malformed-tag.pgn", "pgn-lsp/utf8-multibyte.pgn", "pgn-lsp/null-moves.pgn",
+        "pgn-lsp/comment-before-tags.pgn", "pgn-lsp/setup-puzzles.pgn", "pgn-lsp/bom.pgn",
     ]
 
     func testRandomEditsReadAsTheWholeText() throws {
-        for (k, path) in Self.files.enumerated() {
+        for (k, path) in Self.available(Self.files) {
             let text = try Self.corpus(path)
             checkRandomEdits(text, count: 300, seed: UInt64(k + 1), mode: .everyEdit, name: path)
         }
     }
 
     func testRandomEditsWithCarriageReturns() throws {
-        for (k, path) in ["lichess/lichess_db_10k.pgn", "chess-library/multiple.pgn", "pgn-extract/test-C.pgn"]
-            .enumerated()
-        {
+        for (k, path) in Self.available([
+            "lichess/lichess_db_10k.pgn", "chess-library/multiple.pgn", "pgn-extract/test-C.pgn",
+            "pgn-lsp/variations-nags.pgn",
+        ]) {
             let text = try Self.corpus(path).replacingOccurrences(of: "\n", with: "\r\n")
             checkRandomEdits(text, count: 300, seed: UInt64(100 + k), mode: .everyEdit, name: "\(path) (CRLF)")
         }
     }
 
     func testBurstsOfEditsReadOnce() throws {
-        for (k, path) in Self.files.prefix(8).enumerated() {
+        for (k, path) in Self.available(Self.files).prefix(8) {
             let text = try Self.corpus(path)
             checkRandomEdits(text, count: 300, seed: UInt64(200 + k), mode: .bursts, name: path)
         }
     }
 
     func testReopenedDocumentsAreReadWhole() throws {
-        for (k, path) in Self.files.prefix(4).enumerated() {
+        for (k, path) in Self.available(Self.files).prefix(4) {
             let text = try Self.corpus(path)
             checkRandomEdits(text, count: 150, seed: UInt64(300 + k), mode: .reopened, name: path)
         }
     }
 
-    func testManyEditsOfLargerFiles() throws {
+    func testManyEditsOfALargerFile() throws {
         let text = try Self.corpus("lichess/lichess_db_100k.pgn")
         checkRandomEdits(text, count: 1000, seed: 400, mode: .everyEdit, name: "lichess_db_100k.pgn")
+    }
+
+    /// A collection of 1,802 games with CRLF line ends (no stated licence): with the shared folder only.
+    func testManyEditsOfALargeCollection() throws {
         let collection = try Self.corpus("collections/Malakhov.pgn")
         checkRandomEdits(collection, count: 300, seed: 401, mode: .everyEdit, name: "Malakhov.pgn")
     }

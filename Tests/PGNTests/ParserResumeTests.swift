@@ -1,5 +1,6 @@
 import Foundation
 import PGN
+import TestSupport
 import XCTest
 
 /// A parse can start at any game start of a parse of the whole text and stop at any later one:
@@ -49,8 +50,8 @@ final class ParserResumeTests: XCTestCase {
     }
 
     func testResumingAtGameStartsOfEveryCorpusFile() throws {
-        for path in Corpus.allFiles() {
-            checkResuming(try Corpus.bytes(path), path)
+        for path in SharedMaterial.files(under: "corpus", suffix: ".pgn") {
+            checkResuming(try SharedMaterial.bytes(path), path)
         }
     }
 
@@ -64,11 +65,12 @@ final class ParserResumeTests: XCTestCase {
             "{", "}", "(", ")", "[", "]", "\"", ";", "\n", "\r\n", "1-0", "*", "[Event \"x\"]\n", "[Site ",
             "{ a { b }", "%", "1. ", "...", "$", "½-½",
         ].map { Array($0.utf8) }
-        let sources = [
+        let sources = SharedMaterial.available([
             "corpus/chess-library/multiple.pgn", "corpus/pgn-extract/test-C.pgn", "corpus/scid/res_gameUTF8.pgn",
-        ]
+            "corpus/pgn-lsp/variations-nags.pgn",
+        ])
         for path in sources {
-            let original = try Corpus.bytes(path)
+            let original = try SharedMaterial.bytes(path)
             for round in 0..<60 {
                 var bytes = original
                 for _ in 0..<(1 + next(8)) {

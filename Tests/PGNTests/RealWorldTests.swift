@@ -1,36 +1,20 @@
 import ChessCore
 import PGN
+import TestSupport
 import XCTest
 
-/// Each case of `../shared/docs/pgn-in-the-wild.md`, read from the corpus file that has it.
+/// Each case of the shared folder's `docs/pgn-in-the-wild.md`, read from the corpus file that has it.
+/// Most of these files are GPL and stay in the shared folder: without it, those tests are skipped
+/// and `WrittenCasesTests` checks the same cases on files written for the project.
 final class RealWorldTests: XCTestCase {
-    func report(_ path: String) throws -> (SourceText, Checker.Report, Parser) {
-        let bytes = try Corpus.bytes(path)
-        let source = SourceText(bytes)
-        let parser = bytes.withUnsafeBufferPointer { Parser($0) }
-        return (source, Checker.check(source), parser)
-    }
-
-    func replay(_ source: SourceText, _ parser: Parser, game: Int) -> (GameReplay, ReplayedGame) {
-        let replay = GameReplay(source: source, syntax: parser.games[game], index: game)
-        return (replay, replay.run())
-    }
+    func report(_ path: String) throws -> (SourceText, Checker.Report, Parser) { try corpusReport(path) }
 
     func testByteOrderMarkIsTrivia() throws {
-        let (source, report, parser) = try report("corpus/python-chess/utf8-bom.pgn")
-        XCTAssertEqual(source.byteOrderMarkLength, 3)
-        XCTAssertEqual(report.diagnostics.filter { $0.severity == .error }, [])
-        XCTAssertEqual(GameReplay(source: source, syntax: parser.games[0], index: 0).tagValue("Event"), "A")
+        try assertByteOrderMarkIsTrivia("corpus/python-chess/utf8-bom.pgn", event: "A")
     }
 
     func testCRLFCollectionWithAMalformedTag() throws {
-        let (source, report, _) = try report("corpus/collections/Malakhov.pgn")
-        XCTAssertEqual(report.games, 1_802)
-        let errors = report.diagnostics.filter { $0.severity == .error }
-        XCTAssertEqual(errors.count, 1)
-        XCTAssertEqual(source.string(errors[0].range), "f")
-        XCTAssertEqual(source.position(of: errors[0].range.lowerBound, in: .utf16), LineColumn(line: 19, column: 11))
-        XCTAssertEqual(errors[0].fixes.first?.edits.first?.text, "")
+        try assertOneMalformedTag("corpus/collections/Malakhov.pgn", games: 1_802, at: LineColumn(line: 19, column: 11))
     }
 
     func testLatin1IsDecodedWithAWarning() throws {

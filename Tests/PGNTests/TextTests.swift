@@ -1,10 +1,16 @@
 import ChessCore
 import PGN
+import TestSupport
 import XCTest
 
 final class TextTests: XCTestCase {
     func testPositionsInEveryEncodingOnMultibyteText() throws {
-        let bytes = try Corpus.bytes("corpus/scid/res_gameUTF8.pgn")
+        for path in SharedMaterial.available(["corpus/pgn-lsp/utf8-multibyte.pgn", "corpus/scid/res_gameUTF8.pgn"]) {
+            try checkPositionsInEveryEncoding(SharedMaterial.bytes(path))
+        }
+    }
+
+    func checkPositionsInEveryEncoding(_ bytes: [UInt8]) {
         let source = SourceText(bytes)
         let text = String(decoding: bytes, as: UTF8.self)
         // Find a line with characters outside the Basic Multilingual Plane or multibyte ones.

@@ -1,4 +1,6 @@
 """Shared fixtures for the tests that compare pgn-lsp with python-chess as an oracle."""
+from __future__ import annotations
+
 import os
 import pathlib
 import subprocess
@@ -6,7 +8,45 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
+# The project's copies of the shared folder's CC0 and MIT files, by the same paths, and the files
+# written for the tests (corpus/pgn-lsp).
+FIXTURES = ROOT / "Tests" / "Fixtures"
+# The shared folder: $PGN_SHARED, else ../shared beside the project. Its GPL files (and those
+# without a stated licence) are not copied into the project.
+SHARED = pathlib.Path(os.environ.get("PGN_SHARED") or ROOT.parent / "shared")
+
+
+def find_shared(relative: str) -> pathlib.Path | None:
+    """The file at `relative` (its path in the shared folder, e.g. corpus/lichess/lichess_db_10k.pgn):
+    the project's copy, else the shared folder's file, else None."""
+    for base in (FIXTURES, SHARED):
+        if (base / relative).exists():
+            return base / relative
+    return None
+
+
+def shared(relative: str) -> pathlib.Path:
+    """The file at `relative`, as `find_shared` finds it; skips the test when neither has it."""
+    found = find_shared(relative)
+    if found is None:
+        # Tests/Fixtures/shared-only.tsv: where the files the project does not copy come from.
+        rows = [line.split("\t") for line in (FIXTURES / "shared-only.tsv").read_text().splitlines()
+                if not line.startswith("#")]
+        origin = next((row[1] for row in rows if len(row) == 2 and relative.startswith(row[0])),
+                      "see the shared folder's README")
+        pytest.skip(f"needs {relative} of the shared folder ({origin}; not copied into the project): "
+                    f"found neither in {FIXTURES} nor in {SHARED}")
+    return found
+
+
+def shared_files(folder: str, pattern: str = "*.pgn") -> list[tuple[str, pathlib.Path]]:
+    """(path relative to `folder`, file) of every file under `folder` matching `pattern`, from the
+    project's copies and the shared folder (a path both have, once: the project's), sorted."""
+    found: dict[str, pathlib.Path] = {}
+    for base in (SHARED, FIXTURES):
+        for path in (base / folder).rglob(pattern):
+            found[str(path.relative_to(base / folder))] = path
+    return sorted(found.items())
 
 
 def binary() -> pathlib.Path:

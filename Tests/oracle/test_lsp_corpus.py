@@ -1,13 +1,14 @@
-"""Every editor feature on every file of the shared corpus, through one server: no request fails,
-every range lies inside the document, and formatting keeps every move and is idempotent."""
+"""Every editor feature on every corpus file (the project's, and the shared folder's when it is
+there), through one server: no request fails, every range lies inside the document, and
+formatting keeps every move and is idempotent."""
 import pathlib
 
 import pytest
 
-from conftest import SHARED
+from conftest import shared_files
 from lsp_client import LSPClient
 
-FILES = sorted(p for p in (SHARED / "corpus").rglob("*.pgn"))
+FILES = shared_files("corpus")
 MOVE, DEPRECATED = 3, 1  # the legend's `function` type and `deprecated` modifier
 
 
@@ -60,11 +61,11 @@ def client():
     c.close()
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(SHARED / "corpus")) for p in FILES])
-def test_every_feature_on_a_corpus_file(client, path: pathlib.Path):
+@pytest.mark.parametrize("name, path", FILES, ids=[name for name, _ in FILES])
+def test_every_feature_on_a_corpus_file(client, name: str, path: pathlib.Path):
     source = decode(path.read_bytes())
     text = Text(source)
-    uri = "file:///corpus/" + str(path.relative_to(SHARED / "corpus"))
+    uri = "file:///corpus/" + name
     doc = {"textDocument": {"uri": uri}}
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": len(text.lines), "character": 0}}
     client.open(uri, source)

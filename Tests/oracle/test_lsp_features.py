@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from conftest import ROOT, SHARED
+from conftest import ROOT, shared
 from lsp_client import LSPClient
 
 MISTAKES = (ROOT / "samples" / "mistakes.pgn").read_text()
@@ -83,7 +83,7 @@ def test_hover_on_a_move_tag_and_nag(client):
 
 def test_inlay_hints_for_nags_and_clocks(client):
     client.initialize()
-    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_10k.pgn").read_text()
+    lichess = shared("corpus/lichess/lichess_db_10k.pgn").read_text()
     client.open(URI, SAMPLE)
     hints = client.request("textDocument/inlayHint", {"textDocument": {"uri": URI},
                                                       "range": {"start": {"line": 0, "character": 0},
@@ -113,7 +113,7 @@ def test_symbols_folding_semantic_tokens(client):
     variation = symbols[1]["children"][0]
     assert variation["name"] == "3... g6" and variation["kind"] == 6
     assert variation["range"]["start"] == pos(SAMPLE, "(3... g6")
-    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    lichess = shared("corpus/lichess/lichess_db_1000k.pgn").read_text()
     client.open("file:///tmp/lichess.pgn", lichess)
     outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": "file:///tmp/lichess.pgn"}})
     assert len(outline) == 438
@@ -171,7 +171,7 @@ def test_edits_give_the_diagnostics_of_a_fresh_reading():
     """Random edits: games whose text did not change keep their cached replay, moved to their
     new place; the diagnostics equal those of a server reading the new text afresh."""
     import random
-    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_10k.pgn").read_text()
+    lichess = shared("corpus/lichess/lichess_db_10k.pgn").read_text()
     text = SAMPLE + "\n" + MISTAKES + "\n" + lichess
     snippets = ["1-0", "*", "[Event \"x\"]\n", "[Site \"y\"]", "Nf3 ", "e4", "{", "}", "(", ")", "\n\n", "$1",
                 " ", "Qxf7#", "2... ", ";", "[", "]", "\""]
@@ -262,7 +262,7 @@ def test_workspace_symbols_find_players_events_and_openings(tmp_path):
 
 def test_cancellation_and_results_made_stale_by_an_edit(client):
     client.initialize()
-    big = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text() * 4
+    big = shared("corpus/lichess/lichess_db_1000k.pgn").read_text() * 4
     client.open(URI, big)
     # A slow request cancelled at once is answered RequestCancelled.
     slow = client.request_async("textDocument/documentSymbol", {"textDocument": {"uri": URI}})

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from conftest import ROOT, SHARED
+from conftest import ROOT, shared
 from lsp_client import LSPClient
 
 SAMPLE = (ROOT / "samples" / "sample.pgn").read_text()
@@ -65,13 +65,21 @@ def test_huge_line_and_deep_nesting_documents(client):
     assert client.shutdown() == 0
 
 
+# A file with multibyte text, a move after multibyte text on its line, and a name in the White tag.
+MULTIBYTE = {
+    "pgn-lsp": ("corpus/pgn-lsp/utf8-multibyte.pgn", "Bd2 Qxe5", "Ива́н"),
+    "scid": ("corpus/scid/res_gameUTF8.pgn", "Bd2 Be7 6.Bg2", "Влади́мир"),  # GPL-2: with the shared folder only
+}
+
+
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
-def test_positions_on_multibyte_text(client, encoding):
-    text = (SHARED / "corpus" / "scid" / "res_gameUTF8.pgn").read_text()
+@pytest.mark.parametrize("file", MULTIBYTE)
+def test_positions_on_multibyte_text(client, file, encoding):
+    relative, target, name = MULTIBYTE[file]
+    text = shared(relative).read_text()
     result = client.initialize(encodings=[encoding])
     assert result["capabilities"]["positionEncoding"] == encoding
     # Break a move that follows multibyte text on its line, so its column depends on the encoding.
-    target = "Bd2 Be7 6.Bg2"
     index = text.index(target)
     broken = text[:index] + "Bd7" + text[index + 3:]
     uri = "file:///tmp/utf8.pgn"
@@ -89,7 +97,7 @@ def test_positions_on_multibyte_text(client, encoding):
                                                   "position": {"line": text.count("\n", 0, white), "character": 3}})
     tag_line = text[white:text.index("\n", white)]
     assert hover["range"]["end"]["character"] == len(tag_line.encode(unit)) // width
-    assert "Влади́мир" in hover["contents"]["value"]
+    assert name in hover["contents"]["value"]
 
 
 def test_settings_from_initialization_options_configuration_and_changes(client):

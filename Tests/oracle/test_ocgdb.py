@@ -14,10 +14,13 @@ import chess
 import chess.pgn
 import pytest
 
-from conftest import ROOT, SHARED, binary, run
+from conftest import ROOT, binary, run, shared
 
-LICHESS = SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn"
-MALAKHOV = SHARED / "corpus" / "collections" / "Malakhov.pgn"
+LICHESS = "corpus/lichess/lichess_db_1000k.pgn"
+MALAKHOV = "corpus/collections/Malakhov.pgn"  # no stated licence: with the shared folder only
+# Files written for the project, imported with the lichess games when Malakhov.pgn is not there.
+WRITTEN = ["corpus/pgn-lsp/crlf-malformed-tag.pgn", "corpus/pgn-lsp/variations-nags.pgn",
+           "corpus/pgn-lsp/utf8-multibyte.pgn"]
 PROMOTION_ORDER = [chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT]
 
 
@@ -53,7 +56,7 @@ def ordered_moves(board: chess.Board):
 
 def test_the_python_order_agrees_with_the_reference_list():
     """The oracle's own order, checked on the first 500 reference positions."""
-    lines = (SHARED / "fixtures" / "encroissant-move-order.tsv").read_text().splitlines()
+    lines = shared("fixtures/encroissant-move-order.tsv").read_text().splitlines()
     positions = [line for line in lines if not line.startswith("#")][:500]
     for line in positions:
         fen, moves = line.split("\t")
@@ -120,10 +123,12 @@ def import_files(db: pathlib.Path, *files):
     return result.stdout
 
 
-def test_every_mainline_matches_python_chess(tmp_path):
+@pytest.mark.parametrize("others", [[MALAKHOV], WRITTEN], ids=["malakhov", "written"])
+def test_every_mainline_matches_python_chess(tmp_path, others):
     db = tmp_path / "games.db3"
-    summary = import_files(db, LICHESS, MALAKHOV)
-    sources = source_games(LICHESS) + source_games(MALAKHOV)
+    files = [shared(LICHESS)] + [shared(other) for other in others]
+    summary = import_files(db, *files)
+    sources = [game for file in files for game in source_games(file)]
     assert summary.endswith(f"{len(sources):,} stored, 0 duplicates, 0 refused\n"), summary
     connection = sqlite3.connect(db)
     rows = connection.execute(
@@ -158,7 +163,7 @@ def test_every_mainline_matches_python_chess(tmp_path):
 
 def test_schema_info_sentinels_and_journal_mode(tmp_path):
     db = tmp_path / "games.db3"
-    import_files(db, LICHESS)
+    import_files(db, shared(LICHESS))
     connection = sqlite3.connect(db)
     columns = [(name, kind) for _, name, kind, *_ in connection.execute("PRAGMA table_info(Games)")]
     assert columns == [
@@ -190,26 +195,31 @@ def test_schema_info_sentinels_and_journal_mode(tmp_path):
         "texttext"}
 
 
-def test_export_gives_back_the_games(tmp_path):
+@pytest.mark.parametrize("relative, count, black", [
+    (MALAKHOV, "1,802", "Ab Rahman, M."),
+    ("corpus/pgn-lsp/crlf-malformed-tag.pgn", "8", "Tartakower, Savielly"),
+], ids=["malakhov", "written"])
+def test_export_gives_back_the_games(tmp_path, relative, count, black):
+    source = shared(relative)
     db = tmp_path / "games.db3"
-    import_files(db, MALAKHOV)
+    import_files(db, source)
     out = tmp_path / "out.pgn"
     result = run(["export", "--db", str(db), "--output", str(out)])
     assert result.stdout == ""
-    assert result.stderr.startswith("1,802 games exported")
+    assert result.stderr.startswith(f"{count} games exported")
     exported = source_games(out)
-    sources = source_games(MALAKHOV)
+    sources = source_games(source)
     assert [list(g.mainline_moves()) for g in exported] == [list(g.mainline_moves()) for g in sources]
     assert [g.headers["White"] for g in exported] == [g.headers["White"] for g in sources]
     one = run(["export", "--db", str(db), "--id", "7"]).stdout
     assert one.count("[Event ") == 1
-    player = run(["export", "--db", str(db), "--player", "Ab Rahman, M."]).stdout
-    assert player.count("[Event ") == 1 and "[Black \"Ab Rahman, M.\"]" in player
+    player = run(["export", "--db", str(db), "--player", black]).stdout
+    assert player.count("[Event ") == 1 and f"[Black \"{black}\"]" in player
 
 
 def test_a_killed_import_leaves_whole_games_only(tmp_path):
     # 40 copies of the 1 MB file, each with its own Round so that no game is a duplicate.
-    data = LICHESS.read_bytes().rstrip(b"\n") + b"\n\n"
+    data = shared(LICHESS).read_bytes().rstrip(b"\n") + b"\n\n"
     big = tmp_path / "big.pgn"
     with open(big, "wb") as handle:
         for copy in range(40):
@@ -263,7 +273,7 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
 
 def test_export_lists_a_game_it_cannot_read_and_exits_with_1(tmp_path):
     db = tmp_path / "damaged.db3"
-    import_files(db, LICHESS)
+    import_files(db, shared(LICHESS))
     connection = sqlite3.connect(db)
     # Move index 200 from the starting position: no position has that many moves.
     connection.execute("UPDATE Games SET Moves = X'C8', Moves2 = NULL WHERE ID = 5")
@@ -282,7 +292,7 @@ def test_export_lists_a_game_it_cannot_read_and_exits_with_1(tmp_path):
 
 def ocgdb_binary() -> pathlib.Path:
     """ocgdb itself, built once (into /tmp/ocgdb) by the script beside its source."""
-    built = subprocess.run([str(SHARED / "peers" / "ocgdb" / "build")], capture_output=True, text=True)
+    built = subprocess.run([str(shared("peers/ocgdb/build"))], capture_output=True, text=True)
     if built.returncode != 0:
         pytest.skip(f"ocgdb cannot be built here: {built.stderr[-300:]}")
     return pathlib.Path(built.stdout.strip())

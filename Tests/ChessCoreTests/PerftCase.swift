@@ -1,17 +1,5 @@
 import Foundation
-
-/// The project's shared test material lives in `../shared` beside the package root.
-enum SharedData {
-    static let root: URL = {
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }()
-
-    static func text(_ relativePath: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(relativePath), encoding: .utf8)
-    }
-}
+import TestSupport
 
 /// One position of a perft suite with its known counts by depth.
 struct PerftCase {
@@ -19,10 +7,11 @@ struct PerftCase {
     var fen: String
     var counts: [(depth: Int, nodes: UInt64)]
 
-    /// Reads the `id` / `epd` / `perft D N` format of `../shared/perft/*.perft`.
+    /// Reads the `id` / `epd` / `perft D N` format of the perft suites (`perft/*.perft`), skipping the
+    /// test when the suite is not there (see `SharedMaterial`).
     static func load(_ relativePath: String) throws -> [PerftCase] {
         var cases: [PerftCase] = []
-        for rawLine in try SharedData.text(relativePath).split(separator: "\n") {
+        for rawLine in try SharedMaterial.text(relativePath).split(separator: "\n") {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("id ") {
                 cases.append(PerftCase(id: String(line.dropFirst(3)), fen: "", counts: []))
