@@ -49,6 +49,14 @@ def test_standard_input_and_several_files():
     assert reports[0]["diagnostics"] == reports[1]["diagnostics"]
 
 
+def test_a_byte_order_mark_does_not_cut_the_first_game():
+    # The mark opens the first tag line: the tag section goes on after it.
+    text = '\ufeff[Event "A"]\n[Site "?"]\n\n1. e4 *\n'
+    result = run(["check", "--format", "json", "-"], stdin=text, check=False)
+    (report,) = json.loads(result.stdout)
+    assert report["games"] == 1 and [d["code"] for d in report["diagnostics"]] == ["missing-tag"], report
+
+
 def test_missing_file_is_a_clear_error():
     result = run(["check", "/nonexistent/file.pgn"], check=False)
     assert result.returncode != 0
