@@ -3,6 +3,7 @@ import json
 import queue
 import subprocess
 import threading
+import time
 
 from conftest import binary
 
@@ -20,15 +21,18 @@ class LSPClient:
         self.stderr = []
         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
 
-    def _read(self):
+    def frames(self):
+        """The frames the server writes, as (time its header began to arrive, body bytes), until
+        its output ends (or ends mid-frame, when a test closed it)."""
         stream = self.process.stdout
         while True:
             headers = {}
+            arrived = None
             while True:
                 line = stream.readline()
                 if not line:
-                    self.messages.put(None)
                     return
+                arrived = arrived or time.perf_counter()
                 line = line.decode("ascii").strip()
                 if not line:
                     break
@@ -37,10 +41,13 @@ class LSPClient:
             length = int(headers["content-length"])
             body = stream.read(length)
             if len(body) < length:
-                # The server ended mid-message (a test closed it): the end of its output.
-                self.messages.put(None)
                 return
+            yield arrived, body
+
+    def _read(self):
+        for _, body in self.frames():
             self.messages.put(json.loads(body))
+        self.messages.put(None)
 
     def send_raw(self, data: bytes):
         self.process.stdin.write(data)

@@ -71,27 +71,9 @@ class TimedClient(LSPClient):
                 self.messages.put(message)
             self.messages.put(None)
         threading.Thread(target=parse, daemon=True).start()
-        stream = self.process.stdout
-        while True:
-            headers = {}
-            arrived = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    raw.put(None)
-                    return
-                arrived = arrived or time.perf_counter()
-                line = line.decode("ascii").strip()
-                if not line:
-                    break
-                name, value = line.split(":", 1)
-                headers[name.lower()] = value.strip()
-            length = int(headers["content-length"])
-            body = stream.read(length)
-            if len(body) < length:
-                raw.put(None)
-                return
-            raw.put((arrived, body))
+        for frame in self.frames():
+            raw.put(frame)
+        raw.put(None)
 
 
 def typing(binary, text, client_kind, keystrokes):
