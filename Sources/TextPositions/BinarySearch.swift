@@ -1,7 +1,7 @@
 extension RandomAccessCollection where Index == Int {
     /// In a collection sorted by `key`, the index of the first element whose key is at least
     /// `value` (`endIndex` when there is none), by binary search.
-    public func firstIndex(atLeast value: Int, by key: (Element) -> Int) -> Int {
+    @inlinable public func firstIndex(atLeast value: Int, by key: (Element) -> Int) -> Int {
         var low = startIndex
         var high = endIndex
         while low < high {
@@ -13,7 +13,7 @@ extension RandomAccessCollection where Index == Int {
 
     /// In a collection of disjoint ranges in order, the index of the one that holds `offset`,
     /// its end included (of two that touch there, the first), by binary search.
-    public func index(holding offset: Int, by range: (Element) -> Range<Int>) -> Int? {
+    @inlinable public func index(holding offset: Int, by range: (Element) -> Range<Int>) -> Int? {
         let index = firstIndex(atLeast: offset, by: { range($0).upperBound })
         guard index < endIndex, range(self[index]).lowerBound <= offset else { return nil }
         return index
@@ -23,5 +23,5 @@ extension RandomAccessCollection where Index == Int {
 extension RandomAccessCollection where Index == Int, Element == Int {
     /// In a sorted collection, the index of the first element at least `value` (`endIndex` when
     /// there is none), by binary search.
-    public func firstIndex(atLeast value: Int) -> Int { firstIndex(atLeast: value, by: { $0 }) }
+    @inlinable public func firstIndex(atLeast value: Int) -> Int { firstIndex(atLeast: value, by: { $0 }) }
 }

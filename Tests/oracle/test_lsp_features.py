@@ -125,6 +125,34 @@ def test_symbols_folding_semantic_tokens(client):
     assert len(tokens) % 5 == 0
 
 
+def test_folding_ranges_within_the_clients_limit():
+    """VS Code keeps 5,000 folding ranges of a document and says so (`rangeLimit`): it gets the
+    outermost first, in document order, and a client without a limit gets every one."""
+    text = shared("corpus/lichess/lichess_db_1000k.pgn").read_text()
+    doc = {"textDocument": {"uri": "file:///tmp/lichess.pgn"}}
+
+    def folds(limit):
+        capabilities = {} if limit is None else {"textDocument": {"foldingRange": {"rangeLimit": limit}}}
+        client = LSPClient()
+        try:
+            client.initialize(capabilities=capabilities)
+            client.open(doc["textDocument"]["uri"], text)
+            return client.request("textDocument/foldingRange", doc)
+        finally:
+            client.close()
+
+    every = folds(None)
+    games = [f for f in every if f.get("kind") == "region"]
+    assert len(games) == 438 and len(every) > 438 + 300
+    assert folds(len(every)) == every
+    # Games first: 300 of them, in document order; then tag sections, as far as the limit goes.
+    assert folds(300) == games[:300]
+    more = folds(438 + 100)
+    assert [f for f in more if f.get("kind") == "region"] == games
+    assert len(more) == 538 and all(f.get("kind") == "imports" for f in more if f.get("kind") != "region")
+    assert folds(0) == []
+
+
 def test_completion_of_legal_moves_tags_and_nags(client):
     client.initialize()
     text = "[Event \"x\"]\n\n1. e4 e5 2. N"

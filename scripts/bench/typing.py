@@ -16,11 +16,10 @@ import argparse
 import json
 import os
 import pathlib
-import queue
+import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / "oracle"))
@@ -28,14 +27,20 @@ from common import SHARED  # noqa: E402
 import conftest  # noqa: E402
 from lsp_client import LSPClient  # noqa: E402
 
+# What VS Code's language client announces for these requests (vscode-languageclient 9).
 VSCODE = {
     "textDocument": {
         "hover": {"contentFormat": ["markdown", "plaintext"]},
         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
         "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix"]}}},
         "diagnostic": {"dynamicRegistration": False},
+        "foldingRange": {"dynamicRegistration": True, "rangeLimit": 5000, "lineFoldingOnly": True,
+                         "foldingRangeKind": {"valueSet": ["comment", "imports", "region"]},
+                         "foldingRange": {"collapsedText": False}},
+        "codeLens": {"dynamicRegistration": True},
     },
-    "workspace": {"applyEdit": True, "diagnostics": {"refreshSupport": True}},
+    "workspace": {"applyEdit": True, "diagnostics": {"refreshSupport": True}, "codeLens": {"refreshSupport": True},
+                  "foldingRange": {"refreshSupport": True}},
 }
 NEOVIM = {"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
                            "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
@@ -53,27 +58,30 @@ def percentile(values, p):
 
 
 class TimedClient(LSPClient):
-    """Stamps each message with the time its header arrived: the server has answered then. (A
-    whole-document answer of a 100 MB file is megabytes of JSON; the time this client takes to
-    read and parse it, after the server sent it, is not the server's.)"""
+    """Stamps each message with the time its header arrived: the server has answered then, and
+    with its size. (A whole-document answer of a 100 MB file is megabytes of JSON; the time this
+    client takes to read and parse it, after the server sent it, is not the server's. An answer
+    larger than `LARGE` is not parsed at all: its id and `resultId` are read from its ends, so
+    that parsing one answer — which holds Python's lock — never delays reading the next.)"""
+
+    LARGE = 1 << 20
 
     def _read(self):
-        # Bytes are read here and parsed on another thread, so that the parsing of one large
-        # answer does not delay the stamp of the next.
-        raw = queue.Queue()
+        for arrived, body in self.frames():
+            message = self.summary(body) if len(body) > self.LARGE else json.loads(body)
+            if isinstance(message, dict):
+                message["_arrived"] = arrived
+                message["_size"] = len(body)
+            self.messages.put(message)
+        self.messages.put(None)
 
-        def parse():
-            while (item := raw.get()) is not None:
-                arrived, body = item
-                message = json.loads(body)
-                if isinstance(message, dict):
-                    message["_arrived"] = arrived
-                self.messages.put(message)
-            self.messages.put(None)
-        threading.Thread(target=parse, daemon=True).start()
-        for frame in self.frames():
-            raw.put(frame)
-        raw.put(None)
+    @staticmethod
+    def summary(body):
+        head = re.match(rb'\{"id":(\d+),', body)
+        if not head:
+            return json.loads(body)
+        result_id = re.search(rb'"resultId":"([^"]*)"\}\}$', body[-200:])
+        return {"id": int(head.group(1)), "result": {"resultId": result_id.group(1).decode()} if result_id else {}}
 
 
 def typing(binary, text, client_kind, keystrokes):
@@ -93,6 +101,7 @@ def typing(binary, text, client_kind, keystrokes):
     places = [places[k * len(places) // 8] for k in range(8)]
     times = {}
     cpu = []
+    sizes = []
     version = 1
     pid = client.process.pid
     client.request("textDocument/documentSymbol", document, timeout=600)
@@ -128,6 +137,7 @@ def typing(binary, text, client_kind, keystrokes):
             requests = [tokens_request, ("inlay hints (60 lines)", "textDocument/inlayHint", visible)]
         # Sent together, as an editor does: each is timed from its own sending to its answer.
         pending = {}
+        received = 0
         for name, method, params in requests:
             pending[client.request_async(method, params)] = (name, time.perf_counter())
         waiting_for_push = client_kind != "VS Code"
@@ -138,6 +148,7 @@ def typing(binary, text, client_kind, keystrokes):
                 timeout=600)
             if "id" in message:
                 name, sent = pending.pop(message["id"])
+                received += message["_size"]
                 if "error" not in message:
                     times.setdefault(name, []).append(message["_arrived"] - sent)
                     if name.startswith("semantic tokens"):
@@ -146,8 +157,10 @@ def typing(binary, text, client_kind, keystrokes):
                 waiting_for_push = False
                 times.setdefault("edit → pushed diagnostics", []).append(message["_arrived"] - started)
         cpu.append(cpu_seconds(pid) - start_cpu)
+        sizes.append(received)
     # Clock ticks are 10 ms: the mean over every keystroke is the finer figure.
     times["mean CPU"] = (cpu_seconds(pid) - first_cpu) / keystrokes
+    times["answer bytes"] = statistics.median(sizes)
     times["peak RSS"] = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status")
                              if line.startswith("VmHWM:")) / 1024
     client.shutdown()
@@ -172,11 +185,13 @@ def main():
             times, cpu = typing(binary, text, client_kind, args.keystrokes)
             mean = times.pop("mean CPU")
             peak = times.pop("peak RSS")
+            answered = times.pop("answer bytes")
             for name, values in times.items():
                 print(f"| {client_kind} | {binary} | {name} | {statistics.median(values) * 1000:.1f} ms | "
                       f"{percentile(values, 95) * 1000:.1f} ms |")
             print(f"| {client_kind} | {binary} | server CPU per keystroke | {statistics.median(cpu) * 1000:.0f} ms | "
-                  f"{percentile(cpu, 95) * 1000:.0f} ms | mean {mean * 1000:.1f} ms; server peak RSS {peak:.0f} MB", flush=True)
+                  f"{percentile(cpu, 95) * 1000:.0f} ms | mean {mean * 1000:.1f} ms; server peak RSS {peak:.0f} MB; "
+                  f"answers {answered / 1e6:.2f} MB per keystroke (median)", flush=True)
     if busy:
         busy.kill()
 

@@ -56,6 +56,12 @@ public struct ClientCapabilities: Sendable, Hashable {
         value(at: "textDocument", "codeAction", "codeActionLiteralSupport")?.objectValue != nil
     }
 
+    /// `textDocument.foldingRange.rangeLimit`: how many folding ranges the client keeps of a
+    /// document (VS Code: 5,000, its `editor.foldingMaximumRegions`); nil when it sets none.
+    public var foldingRangeLimit: Int? {
+        value(at: "textDocument", "foldingRange", "rangeLimit")?.intValue.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
     /// `workspace.applyEdit`: the server may send `workspace/applyEdit`.
     public var supportsApplyEdit: Bool { value(at: "workspace", "applyEdit")?.boolValue ?? false }
 }

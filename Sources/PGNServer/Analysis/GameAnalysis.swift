@@ -67,14 +67,23 @@ public final class GameAnalysis: Sendable {
     }
 }
 
-/// Values derived from one game's analysis, each made once, by name.
+/// Values derived from one game's analysis for the whole-document requests, each made once:
+/// a request after an edit recomputes only the games the edit touched. Each has a slot of its
+/// own type (a request reads one for each of tens of thousands of games).
 final class DerivedValues: Sendable {
-    private let values = Locked<[String: any Sendable]>([:])
+    struct Slots {
+        var outline: PGNLanguageServer.GameOutline?
+        var folds: [GameFold]?
+        var tokensUTF8: [Int32]?
+        var tokensUTF16: [Int32]?
+        var tokensUTF32: [Int32]?
+    }
+    private let slots = Locked(Slots())
 
-    func value<Value: Sendable>(_ name: String, _ make: () -> Value) -> Value {
-        if let done = values.withLock({ $0[name] }) as? Value { return done }
+    func value<Value: Sendable>(_ slot: WritableKeyPath<Slots, Value?>, _ make: () -> Value) -> Value {
+        if let done = slots.withLock({ $0[keyPath: slot] }) { return done }
         let made = make()
-        values.withLock { $0[name] = made }
+        slots.withLock { $0[keyPath: slot] = made }
         return made
     }
 }

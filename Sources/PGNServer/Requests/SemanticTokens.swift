@@ -116,7 +116,13 @@ extension GameAnalysis {
     /// column (on line 0, from the game's first byte), length, type, modifiers; one token per
     /// line of a comment. Made once per game and column encoding.
     func semanticTokens(_ encoding: PositionEncoding) -> [Int32] {
-        derived.value("semanticTokens.\(encoding)") { makeSemanticTokens(encoding) }
+        let slot: WritableKeyPath<DerivedValues.Slots, [Int32]?> =
+            switch encoding {
+            case .utf8: \.tokensUTF8
+            case .utf16: \.tokensUTF16
+            case .utf32: \.tokensUTF32
+            }
+        return derived.value(slot) { makeSemanticTokens(encoding) }
     }
 
     private func makeSemanticTokens(_ encoding: PositionEncoding) -> [Int32] {
@@ -296,6 +302,12 @@ extension PGNLanguageServer {
         // Comments and escape lines between games (and before the first, after the last).
         func between(_ gap: Range<Int>) {
             guard gap.lowerBound < gap.upperBound, gap.overlaps(wanted) else { return }
+            // Most gaps are a blank line: no byte that starts a comment or an escape line.
+            guard
+                document.bytes[gap].contains(where: {
+                    $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "%")
+                })
+            else { return }
             let origin = document.position(of: gap.lowerBound, encoding: encoding)
             var tokens: [Int32] = []
             document.bytes.withUnsafeBufferPointer { bytes in

@@ -3,19 +3,27 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
-    /// Folding: games, tag sections, variations and comments that span lines.
+    /// Folding: games, tag sections, variations and comments that span lines. A client that
+    /// keeps only so many (`rangeLimit`) gets the outermost first, in document order: every
+    /// game before any tag section, and so on inward, as far as the limit reaches.
     func registerFoldingRanges() {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try analysis(params, context)
+            let depth = try Self.foldDepth(
+                analysis, limit: context.session.clientCapabilities.foldingRangeLimit, context)
+            var left = depth.partial
             // Written as text: a 100 MB file has hundreds of thousands of folds.
-            var text = JSONText(capacity: analysis.games.count * 100)
+            var text = JSONText(capacity: min(analysis.games.count * 100, 1 << 20))
             text.raw("[")
             var first = true
             for game in analysis.games {
                 try context.checkCancellation()
+                if depth.whole < 0 && left == 0 { break }
                 let origin = document.lineIndex.line(containing: game.start)
                 for fold in game.analysis.folds {
+                    guard fold.depth <= depth.whole || (fold.depth == depth.whole + 1 && left > 0) else { continue }
+                    if fold.depth > depth.whole { left -= 1 }
                     text.raw(first ? "{\"endLine\":" : ",{\"endLine\":")
                     first = false
                     text.integer(origin + fold.end)
@@ -31,6 +39,30 @@ extension PGNLanguageServer {
             text.raw("]")
             return text.json
         }
+    }
+
+    /// Which folds fit a client's limit: all those `whole` deep or less, and the first `partial`
+    /// of the next depth (`whole` is -1 when not even every game's fold fits).
+    static func foldDepth(
+        _ analysis: DocumentAnalysis, limit: Int?, _ context: RequestContext
+    ) throws -> (
+        whole: Int, partial: Int
+    ) {
+        guard let limit else { return (Int.max - 1, 0) }
+        var counts: [Int] = []
+        for game in analysis.games {
+            try context.checkCancellation()
+            for fold in game.analysis.folds {
+                while counts.count <= fold.depth { counts.append(0) }
+                counts[fold.depth] += 1
+            }
+        }
+        var taken = 0
+        for (depth, count) in counts.enumerated() {
+            if taken + count > limit { return (depth - 1, limit - taken) }
+            taken += count
+        }
+        return (counts.count, 0)
     }
 
     /// How many enclosing variations a selection range grows through, the innermost.
@@ -122,28 +154,41 @@ extension PGNLanguageServer {
     }
 }
 
+/// A fold of a game, in lines from the game's first line.
+struct GameFold: Sendable {
+    let start: Int
+    let end: Int
+    let kind: String?
+    /// 0 for the game, 1 for its tag section and what lies in its mainline, one more for each
+    /// enclosing variation.
+    let depth: Int
+}
+
 extension GameAnalysis {
-    /// The game's folds, in lines from its first line: the game, its tag section, variations
-    /// and comments that span lines. Made once per game.
-    var folds: [(start: Int, end: Int, kind: String?)] {
-        derived.value("folds") {
-            var folds: [(start: Int, end: Int, kind: String?)] = []
-            func fold(_ range: Range<Int>, kind: String?) {
+    /// The game's folds, in lines from its first line: the game (depth 0), its tag section
+    /// (1), variations and comments that span lines (1 in the mainline, one more for each
+    /// enclosing variation). Made once per game.
+    var folds: [GameFold] {
+        derived.value(\.folds) {
+            var folds: [GameFold] = []
+            func fold(_ range: Range<Int>, kind: String?, depth: Int) {
                 let start = source.line(of: range.lowerBound)
                 let end = source.line(of: max(range.lowerBound, range.upperBound - 1))
-                if end > start { folds.append((start, end, kind)) }
+                if end > start { folds.append(GameFold(start: start, end: end, kind: kind, depth: depth)) }
             }
-            fold(0..<source.bytes.count, kind: "region")
+            fold(0..<source.bytes.count, kind: "region", depth: 0)
             if let first = syntax.tags.first, let last = syntax.tags.last {
-                fold(first.range.lowerBound..<last.range.upperBound, kind: "imports")
+                fold(first.range.lowerBound..<last.range.upperBound, kind: "imports", depth: 1)
             }
             var open: [Int] = []
             for node in syntax.nodes {
                 switch node.kind {
                 case .variationStart: open.append(node.range.lowerBound)
                 case .variationEnd:
-                    if let start = open.popLast() { fold(start..<node.range.upperBound, kind: nil) }
-                case .comment: fold(node.range, kind: "comment")
+                    if let start = open.popLast() {
+                        fold(start..<node.range.upperBound, kind: nil, depth: 1 + open.count)
+                    }
+                case .comment: fold(node.range, kind: "comment", depth: 1 + open.count)
                 default: break
                 }
             }
