@@ -164,30 +164,8 @@ public enum GameEncoder {
 
         /// A tag's value: quotes removed, `\"` and `\\` resolved.
         func value(_ range: Range<Int>, scratch: inout [UInt8]) -> String {
-            var lower = range.lowerBound
-            var upper = range.upperBound
-            if lower < upper && bytes[lower] == 0x22 { lower += 1 }
-            if upper > lower && bytes[upper - 1] == 0x22
-                && !(upper - 2 >= lower && bytes[upper - 2] == 0x5C
-                    && !(upper - 3 >= lower && bytes[upper - 3] == 0x5C))
-            {
-                upper -= 1
-            }
-            var escaped = false
-            for k in lower..<upper where bytes[k] == 0x5C {
-                escaped = true
-                break
-            }
-            if !escaped { return string(lower..<upper) }
-            scratch.removeAll(keepingCapacity: true)
-            var k = lower
-            while k < upper {
-                if bytes[k] == 0x5C && k + 1 < upper {
-                    k += 1
-                }
-                scratch.append(bytes[k])
-                k += 1
-            }
+            let content = PGNWriter.tagValueContent(bytes, range)
+            guard PGNWriter.unescapeTagValue(bytes, content, into: &scratch) else { return string(content) }
             return scratch.withUnsafeBufferPointer { string($0) }
         }
     }
@@ -259,7 +237,7 @@ public enum GameEncoder {
         // The position before the last move of the line being read, when there is one.
         var previous = startPosition
         var hasPrevious = false
-        var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
+        var ply = PGNWriter.ply(of: startPosition)
         var moves: [UInt8] = []
         // The blob is about as long as the movetext (comments are most of both).
         moves.reserveCapacity(syntax.range.count + 16)
@@ -447,7 +425,7 @@ public enum GameEncoder {
     static func moveLabel(san: UnsafeBufferPointer<UInt8>, ply: Int) -> String {
         var text = String(decoding: san, as: UTF8.self)
         if text.count > 40 { text = String(text.prefix(39)) + "…" }
-        return "\(ply / 2 + 1)\(ply % 2 == 1 ? "..." : ".")\(text)"
+        return PGNWriter.moveNumber(ply: ply) + text
     }
 
     static func moveFailure(_ error: SANError, san: UnsafeBufferPointer<UInt8>, ply: Int, inVariation: Bool) -> String {

@@ -465,7 +465,7 @@ extension GameDatabase {
     /// SAN movetext stored as text.
     private static func text(_ row: GameRow, start: Position) throws -> ([MovetextElement], MovesLayout) {
         var pgn = ""
-        if let fen = row.fen, !fen.isEmpty { pgn += "[FEN \"\(PGNWriter.escaped(fen))\"]\n\n" }
+        if let fen = row.fen, !fen.isEmpty { pgn += "[FEN \"\(PGNWriter.escapedTagValue(fen))\"]\n\n" }
         pgn += String(decoding: row.moves ?? [], as: UTF8.self)
         let results = GameEncoder.encode(SourceText(pgn))
         guard let first = results.first else { return ([], .text) }
