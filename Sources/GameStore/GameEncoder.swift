@@ -405,8 +405,8 @@ public enum GameEncoder {
         var lower = range.lowerBound + 1  // `{` or `;`
         var upper = range.upperBound
         if !lineComment && upper > lower && bytes[upper - 1] == 0x7D { upper -= 1 }
-        while lower < upper && isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
+        while lower < upper && Lexer.isSpace(bytes[lower]) { lower += 1 }
+        while upper > lower && Lexer.isSpace(bytes[upper - 1]) { upper -= 1 }
         if text.latin1 {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: text.string(lower..<upper).utf8)
@@ -415,11 +415,6 @@ public enum GameEncoder {
             body(UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
         }
     }
-
-    /// Space, tab or line break: the white space between words of a comment, and around the
-    /// tokens of plainly written PGN (the parser's lexer also takes vertical tab and form feed).
-    @inline(__always)
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// `23...Nf3` for the move about to be played at `ply`.
     static func moveLabel(san: UnsafeBufferPointer<UInt8>, ply: Int) -> String {
@@ -440,14 +435,12 @@ public enum GameEncoder {
 }
 
 extension String {
-    /// Without leading and trailing spaces, tabs and line breaks.
+    /// Without leading and trailing white space (`Lexer.isSpace`).
     var trimmingASCIISpaces: String {
         let scalars = unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex
-        func space(_ scalar: Unicode.Scalar) -> Bool {
-            scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
-        }
+        func space(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && Lexer.isSpace(UInt8(scalar.value)) }
         while start < end && space(scalars[start]) { start = scalars.index(after: start) }
         while end > start && space(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
         if start == scalars.startIndex && end == scalars.endIndex { return self }

@@ -140,7 +140,7 @@ public enum Checker {
         while j > 0 && bytes[j - 1] != 0x0A && bytes[j - 1] != 0x0D { j -= 1 }
         // A byte-order mark opens the text's first line.
         if j == 0 && offset >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { j = 3 }
-        while j < offset && (bytes[j] == 0x20 || bytes[j] == 0x09) { j += 1 }
+        while j < offset && Lexer.isBlank(bytes[j]) { j += 1 }
         return bytes[j] == 0x5B && looksLikeTag(bytes, j)
     }
 

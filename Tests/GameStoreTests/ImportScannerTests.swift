@@ -152,4 +152,22 @@ final class ImportScannerTests: XCTestCase {
         XCTAssertGreaterThan(read, 50, "many damaged texts are still plain")
         XCTAssertLessThan(read, 400, "and many are not")
     }
+
+    /// Vertical tab and form feed are white space for the lexer, the import scanner and the
+    /// stored comments alike (`Lexer.isSpace`); they once were for the lexer only.
+    func testVerticalTabAndFormFeedAreWhiteSpaceEverywhere() throws {
+        for byte in [UInt8(0x0B), 0x0C] {
+            let space = String(UnicodeScalar(byte))
+            let text = "[Event \"E\"]\n[Result \"*\"]\n\n1. e4\(space)e5 {\(space)a comment\(space)}\(space)2. Nf3 *\n"
+            XCTAssertTrue(checkAgreement(Array(text.utf8), "byte \(byte)"), "the scanner reads byte \(byte)")
+            let games = try XCTUnwrap(Array(text.utf8).withUnsafeBufferPointer { ImportScanner.games(in: $0) })
+            let encoded = Array(text.utf8).withUnsafeBufferPointer {
+                GameEncoder.encode(games, in: $0, firstIndex: 0, content: .full, commentRows: true)
+            }
+            guard case .success(let game) = encoded.first else { return XCTFail("not encoded") }
+            XCTAssertEqual(game.comments.map(\.text), ["a comment"])
+            XCTAssertEqual(game.plyCount, 3)
+        }
+        XCTAssertTrue(Lexer.isSpace(0x0B) && Lexer.isSpace(0x0C) && !Lexer.isSpace(0x1C) && !Lexer.isSpace(0xA0))
+    }
 }
