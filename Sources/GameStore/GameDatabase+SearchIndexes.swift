@@ -1,4 +1,4 @@
-import CSQLiteSetup
+import CStorageShims
 import Dispatch
 import Foundation
 import GRDB
@@ -36,7 +36,7 @@ extension GameDatabase {
         if !locked {
             // The games are in: the system may write them to the disk while the indexes are
             // built, instead of in the final sync.
-            _ = csqlite_start_writeback(path)
+            _ = cstorage_start_writeback(path)
             do {
                 try run { db in try self.restoreSearchIndexes(db) }
             } catch {

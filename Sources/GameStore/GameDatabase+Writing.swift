@@ -1,4 +1,3 @@
-import CSQLiteSetup
 import Dispatch
 import Foundation
 import GRDB

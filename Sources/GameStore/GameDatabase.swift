@@ -1,4 +1,4 @@
-import CSQLiteSetup
+import CStorageShims
 import Dispatch
 import Foundation
 import GRDB
@@ -71,7 +71,7 @@ public final class GameDatabase: @unchecked Sendable {
     }
 
     /// SQLite's process-wide options, set before the first connection opens.
-    static let sqliteOptions: Void = { _ = csqlite_setup_for_bulk_writes() }()
+    static let sqliteOptions: Void = { _ = cstorage_configure_sqlite_for_bulk_writes() }()
 
     /// Opens the database at `path`, creating it (and its tables) if the file does not exist
     /// or is empty. A file that is not a game database is refused before anything in it changes.
