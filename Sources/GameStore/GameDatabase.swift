@@ -5,7 +5,6 @@ import GRDB
 import GRDBSQLite
 import PGN
 
-
 /// An OCGDB game database (SQLite) that En Croissant and ocgdb can open: created on first use,
 /// written in transactions that store whole games or nothing, and read back as PGN.
 ///

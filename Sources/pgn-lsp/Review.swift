@@ -103,7 +103,8 @@ struct Review: ParsableCommand {
             guard let mainline = Mainline(replay) else {
                 if format == .json {
                     summaries.append(
-                        ReviewSummary(unreviewed: replay, index: index, error: "the game cannot be played from its start"))
+                        ReviewSummary(
+                            unreviewed: replay, index: index, error: "the game cannot be played from its start"))
                 } else {
                     reports.append("Game \(index + 1): cannot be reviewed (invalid FEN or unsupported variant)\n")
                 }

@@ -116,7 +116,8 @@ final class PlainSANTests: XCTestCase {
         for move in position.legalMoves where !move.isCastle && !move.isEnPassant {
             let text = position.san(move)
             let bytes = Array(text.utf8)
-            let plain = bytes.withUnsafeBufferPointer { buffer in SANSyntax(buffer).flatMap { position.playPlainSAN($0) }
+            let plain = bytes.withUnsafeBufferPointer { buffer in
+                SANSyntax(buffer).flatMap { position.playPlainSAN($0) }
             }
             XCTAssertEqual(plain?.0.move, move, text)
             XCTAssertEqual(plain?.0.leniency, [], text)

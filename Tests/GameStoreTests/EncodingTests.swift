@@ -1,7 +1,8 @@
 import ChessCore
-@testable import GameStore
 import PGN
 import XCTest
+
+@testable import GameStore
 
 /// The golden vectors of the format document, and the details of both move encodings.
 final class EncodingTests: XCTestCase {
@@ -239,7 +240,8 @@ final class EncodingTests: XCTestCase {
         let exported = PGNWriter.write(stored)
         XCTAssertTrue(exported.hasPrefix("[Event \"Two lines here\"]\n"), exported)
         // The same game as the formatter reads it from a file, where a value cannot span lines.
-        let text = "[Site \"a \\\"quoted\\\" \\\\ site\"]\n[Event \"Two lines here\"]\n[Result \"*\"]\n\n1.e4 {a (b) c} *\n"
+        let text =
+            "[Site \"a \\\"quoted\\\" \\\\ site\"]\n[Event \"Two lines here\"]\n[Result \"*\"]\n\n1.e4 {a (b) c} *\n"
         XCTAssertEqual(ExportFormat.format(SourceText(text)), exported)
         XCTAssertEqual(PGNWriter.tagPair(name: "Event", value: "a\rb\nc"), "[Event \"a b c\"]")
     }

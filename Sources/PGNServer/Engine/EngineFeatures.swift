@@ -185,7 +185,8 @@ extension PGNLanguageServer {
             return ["applied": answer["applied"] ?? false]
         }
         let results = try reviews.map { index, stored in
-            try JSONValue(encoding: ReviewSummary(stored.review, of: analysis.games[index].analysis.gameReplay, index: index))
+            try JSONValue(
+                encoding: ReviewSummary(stored.review, of: analysis.games[index].analysis.gameReplay, index: index))
         }
         return .array(results)
     }
