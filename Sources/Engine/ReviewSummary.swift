@@ -15,13 +15,8 @@ public struct ReviewSummary: Encodable, Sendable, Equatable {
         public var acpl: Double?
 
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(accuracy, forKey: .accuracy)
-            try container.encode(acpl, forKey: .acpl)
+            try encodeFields(["name": name, "accuracy": accuracy, "acpl": acpl], to: encoder)
         }
-
-        enum CodingKeys: String, CodingKey { case name, accuracy, acpl }
     }
 
     /// One move of the mainline and its judgement.
@@ -43,19 +38,12 @@ public struct ReviewSummary: Encodable, Sendable, Equatable {
         public var depth: Int
 
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(ply, forKey: .ply)
-            try container.encode(move, forKey: .move)
-            try container.encode(judgement, forKey: .judgement)
-            try container.encode(before, forKey: .before)
-            try container.encode(after, forKey: .after)
-            try container.encode(best, forKey: .best)
-            try container.encode(line, forKey: .line)
-            try container.encode(accuracy, forKey: .accuracy)
-            try container.encode(depth, forKey: .depth)
+            try encodeFields(
+                [
+                    "ply": ply, "move": move, "judgement": judgement, "before": before, "after": after, "best": best,
+                    "line": line, "accuracy": accuracy, "depth": depth,
+                ], to: encoder)
         }
-
-        enum CodingKeys: String, CodingKey { case ply, move, judgement, before, after, best, line, accuracy, depth }
     }
 
     /// The game's number in its file, from 1.
@@ -99,10 +87,10 @@ public struct ReviewSummary: Encodable, Sendable, Equatable {
         self.error = error
     }
 
-    /// Summaries as a JSON array, one game a line.
+    /// Summaries as a JSON array, one game a line, keys in alphabetical order.
     public static func json(_ summaries: [ReviewSummary]) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let games = summaries.map { summary in
             (try? encoder.encode(summary)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
         }
@@ -110,16 +98,25 @@ public struct ReviewSummary: Encodable, Sendable, Equatable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(game, forKey: .game)
-        try container.encode(white, forKey: .white)
-        try container.encode(black, forKey: .black)
-        try container.encode(errors, forKey: .errors)
-        try container.encode(moves, forKey: .moves)
-        try container.encodeIfPresent(error, forKey: .error)
+        try encodeFields(["game": game, "white": white, "black": black, "errors": errors, "moves": moves], to: encoder)
+        if let error { try encodeFields(["error": error], to: encoder) }
     }
+}
 
-    enum CodingKeys: String, CodingKey {
-        case game, white, black, errors, moves, error
+/// Encodes fields in their order, a nil value as `null` (a synthesized `Encodable` leaves it out).
+private func encodeFields(_ fields: KeyValuePairs<String, (any Encodable)?>, to encoder: any Encoder) throws {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    var container = encoder.container(keyedBy: Key.self)
+    for (name, value) in fields {
+        if let value {
+            try container.encode(value, forKey: Key(stringValue: name))
+        } else {
+            try container.encodeNil(forKey: Key(stringValue: name))
+        }
     }
 }
