@@ -57,24 +57,21 @@ extension PGNWriter {
         _ elements: [MovetextElement], from start: Position, result: String, lineLength: Int = 80
     ) -> String {
         var out = MovetextWriter(lineLength: lineLength, startPly: ply(of: start))
-        var lines = [(position: start, before: Position?.none)]
+        var lines = LinePositions(start)
         for element in elements {
             switch element {
             case .move(let move):
-                let top = lines.count - 1
-                let position = lines[top].position
-                out.move(position.san(move).utf8)
-                lines[top] = (position.playing(move), position)
+                out.move(lines.position.san(move).utf8)
+                lines.play(move)
             case .comment(let text):
                 out.comment(text, bracesAsParentheses: true)
             case .nag(let value):
                 out.nag(value)
             case .variationStart:
-                let top = lines.count - 1
                 out.variationStart()
-                lines.append((lines[top].before ?? lines[top].position, nil))
+                _ = lines.startVariation()
             case .variationEnd:
-                if lines.count > 1 { lines.removeLast() }
+                _ = lines.endVariation()
                 out.variationEnd()
             }
         }

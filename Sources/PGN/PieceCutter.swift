@@ -10,7 +10,9 @@ public enum PieceCutter {
     /// game; at its end once the stream has ended (`atEnd`); nil when more must be read. Text
     /// in which no game starts for `longest` bytes is cut anyway (`forced`), after its last line
     /// break before `longest` (a whole CRLF), else not inside a character, so that memory stays
-    /// bounded: no game is that long.
+    /// bounded: no game is that long. What follows a forced cut is the callers' own choice:
+    /// `check` skips to the next game start and says so (it reports on the text), `import`
+    /// reads on (it stores whatever games the text holds).
     public static func cut(
         _ pending: UnsafeBufferPointer<UInt8>, atEnd: Bool, longest: Int
     ) -> (end: Int, forced: Bool)? {
