@@ -31,11 +31,11 @@ let package = Package(
         .target(name: "TextPositions"),
         .target(name: "PGN", dependencies: ["ChessCore", "TextPositions"], swiftSettings: processor),
         .target(name: "Engine", dependencies: ["ChessCore", "PGN"]),
-        .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CStorageShims", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "GameStore",
             dependencies: [
-                "ChessCore", "PGN", "CSQLiteSetup",
+                "ChessCore", "PGN", "CStorageShims",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

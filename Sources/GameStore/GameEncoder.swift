@@ -164,30 +164,8 @@ public enum GameEncoder {
 
         /// A tag's value: quotes removed, `\"` and `\\` resolved.
         func value(_ range: Range<Int>, scratch: inout [UInt8]) -> String {
-            var lower = range.lowerBound
-            var upper = range.upperBound
-            if lower < upper && bytes[lower] == 0x22 { lower += 1 }
-            if upper > lower && bytes[upper - 1] == 0x22
-                && !(upper - 2 >= lower && bytes[upper - 2] == 0x5C
-                    && !(upper - 3 >= lower && bytes[upper - 3] == 0x5C))
-            {
-                upper -= 1
-            }
-            var escaped = false
-            for k in lower..<upper where bytes[k] == 0x5C {
-                escaped = true
-                break
-            }
-            if !escaped { return string(lower..<upper) }
-            scratch.removeAll(keepingCapacity: true)
-            var k = lower
-            while k < upper {
-                if bytes[k] == 0x5C && k + 1 < upper {
-                    k += 1
-                }
-                scratch.append(bytes[k])
-                k += 1
-            }
+            let content = PGNWriter.tagValueContent(bytes, range)
+            guard PGNWriter.unescapeTagValue(bytes, content, into: &scratch) else { return string(content) }
             return scratch.withUnsafeBufferPointer { string($0) }
         }
     }
@@ -259,7 +237,7 @@ public enum GameEncoder {
         // The position before the last move of the line being read, when there is one.
         var previous = startPosition
         var hasPrevious = false
-        var ply = (startPosition.fullmoveNumber - 1) * 2 + (startPosition.turn == .black ? 1 : 0)
+        var ply = PGNWriter.ply(of: startPosition)
         var moves: [UInt8] = []
         // The blob is about as long as the movetext (comments are most of both).
         moves.reserveCapacity(syntax.range.count + 16)
@@ -427,8 +405,8 @@ public enum GameEncoder {
         var lower = range.lowerBound + 1  // `{` or `;`
         var upper = range.upperBound
         if !lineComment && upper > lower && bytes[upper - 1] == 0x7D { upper -= 1 }
-        while lower < upper && isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
+        while lower < upper && Lexer.isSpace(bytes[lower]) { lower += 1 }
+        while upper > lower && Lexer.isSpace(bytes[upper - 1]) { upper -= 1 }
         if text.latin1 {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: text.string(lower..<upper).utf8)
@@ -438,16 +416,11 @@ public enum GameEncoder {
         }
     }
 
-    /// Space, tab or line break: the white space between words of a comment, and around the
-    /// tokens of plainly written PGN (the parser's lexer also takes vertical tab and form feed).
-    @inline(__always)
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-
     /// `23...Nf3` for the move about to be played at `ply`.
     static func moveLabel(san: UnsafeBufferPointer<UInt8>, ply: Int) -> String {
         var text = String(decoding: san, as: UTF8.self)
         if text.count > 40 { text = String(text.prefix(39)) + "…" }
-        return "\(ply / 2 + 1)\(ply % 2 == 1 ? "..." : ".")\(text)"
+        return PGNWriter.moveNumber(ply: ply) + text
     }
 
     static func moveFailure(_ error: SANError, san: UnsafeBufferPointer<UInt8>, ply: Int, inVariation: Bool) -> String {
@@ -462,14 +435,12 @@ public enum GameEncoder {
 }
 
 extension String {
-    /// Without leading and trailing spaces, tabs and line breaks.
+    /// Without leading and trailing white space (`Lexer.isSpace`).
     var trimmingASCIISpaces: String {
         let scalars = unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex
-        func space(_ scalar: Unicode.Scalar) -> Bool {
-            scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
-        }
+        func space(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && Lexer.isSpace(UInt8(scalar.value)) }
         while start < end && space(scalars[start]) { start = scalars.index(after: start) }
         while end > start && space(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
         if start == scalars.startIndex && end == scalars.endIndex { return self }

@@ -66,7 +66,7 @@ struct ImportScanner {
         let symbols = Scan.symbolTable
 
         @inline(__always) mutating func skipSpace() {
-            while i < bytes.count && GameEncoder.isSpace(bytes[i]) { i += 1 }
+            while i < bytes.count && Lexer.isSpace(bytes[i]) { i += 1 }
         }
 
         /// One game from its first tag to its termination marker.
@@ -98,7 +98,7 @@ struct ImportScanner {
                 let c = bytes[i]
                 let tokenStart = i
                 switch c {
-                case 0x20, 0x0A, 0x0D, 0x09:
+                case 0x20, 0x0A, 0x0D, 0x09:  // the common white space; the rarer below
                     i += 1
                 case 0x7B:  // {
                     // To the closing brace; an opening one inside nests in the parser's
@@ -159,7 +159,9 @@ struct ImportScanner {
                     if byte(i) == 0x2E { return false }
                     game.nodes.append(MovetextNode(kind: .move, range: tokenStart..<i))
                 default:
-                    return false
+                    // The rarer white space (vertical tab, form feed), or the end of plain PGN.
+                    guard Lexer.isSpace(c) else { return false }
+                    i += 1
                 }
             }
             return false  // no termination marker
@@ -171,7 +173,7 @@ struct ImportScanner {
             _ gameStart: Int, _ game: inout GameSyntax, _ depth: Int, result: GameResult, _ start: Int
         ) -> Bool {
             guard depth == 0 else { return false }
-            if i < bytes.count && !GameEncoder.isSpace(bytes[i]) { return false }
+            if i < bytes.count && !Lexer.isSpace(bytes[i]) { return false }
             let end = i
             game.nodes.append(MovetextNode(kind: .result, range: start..<end, value: result.rawValue))
             skipSpace()
@@ -228,8 +230,8 @@ struct ImportScanner {
             let nameStart = i
             while i < bytes.count && isSymbolByte(bytes[i]) { i += 1 }
             let nameRange = nameStart..<i
-            guard !nameRange.isEmpty, byte(i) == 0x20 || byte(i) == 0x09 else { return nil }
-            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            guard !nameRange.isEmpty, Lexer.isBlank(byte(i)) else { return nil }
+            while Lexer.isBlank(byte(i)) { i += 1 }
             guard byte(i) == 0x22 else { return nil }
             let valueStart = i
             i += 1
@@ -246,11 +248,11 @@ struct ImportScanner {
             }
             i += 1
             let valueRange = valueStart..<i
-            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            while Lexer.isBlank(byte(i)) { i += 1 }
             guard byte(i) == 0x5D else { return nil }
             i += 1
             let end = i
-            while byte(i) == 0x20 || byte(i) == 0x09 { i += 1 }
+            while Lexer.isBlank(byte(i)) { i += 1 }
             guard i == bytes.count || bytes[i] == 0x0A || bytes[i] == 0x0D else { return nil }
             return TagPair(range: open..<end, nameRange: nameRange, valueRange: valueRange)
         }

@@ -74,28 +74,23 @@ public enum MovesBlob {
     /// (a variation starts from the position before the move it replaces); nil otherwise.
     public static func encode(_ elements: [MovetextElement], from start: Position) -> [UInt8]? {
         var blob: [UInt8] = []
-        var lines = [(position: start, before: Position?.none)]
+        var lines = LinePositions(start)
         for element in elements {
             switch element {
             case .move(let move):
-                let top = lines.count - 1
-                let position = lines[top].position
-                guard let index = MoveOrder.index(of: move, in: position) else { return nil }
+                guard let index = MoveOrder.index(of: move, in: lines.position) else { return nil }
                 blob.append(UInt8(index))
-                lines[top].before = position
-                lines[top].position = position.playing(move)
+                lines.play(move)
             case .comment(let text):
                 appendComment(Array(text.utf8), to: &blob)
             case .nag(let value):
                 appendNAG(value, to: &blob)
             case .variationStart:
-                guard let before = lines[lines.count - 1].before else { return nil }
+                guard lines.startVariation() else { return nil }
                 blob.append(variationStart)
-                lines.append((before, nil))
             case .variationEnd:
-                guard lines.count > 1 else { return nil }
+                guard lines.endVariation() else { return nil }
                 blob.append(variationEnd)
-                lines.removeLast()
             }
         }
         return blob
@@ -295,5 +290,36 @@ public enum Moves2 {
             i += 2
         }
         return moves
+    }
+}
+
+/// The position of each open line while movetext elements are walked: moves are played in the
+/// innermost line, and a variation starts from the position before its line's last move.
+struct LinePositions {
+    private var lines: [(position: Position, before: Position?)]
+
+    init(_ start: Position) { lines = [(start, nil)] }
+
+    /// Where the innermost line stands.
+    var position: Position { lines[lines.count - 1].position }
+
+    mutating func play(_ move: Move) {
+        let position = position
+        lines[lines.count - 1] = (position.playing(move), position)
+    }
+
+    /// Opens a variation; false when its line has no move to replace (the variation then
+    /// starts where the line stands).
+    mutating func startVariation() -> Bool {
+        let top = lines[lines.count - 1]
+        lines.append((top.before ?? top.position, nil))
+        return top.before != nil
+    }
+
+    /// Closes the innermost variation; false when none is open.
+    mutating func endVariation() -> Bool {
+        guard lines.count > 1 else { return false }
+        lines.removeLast()
+        return true
     }
 }

@@ -25,126 +25,29 @@ public enum ExportFormat {
             let ib = roster.firstIndex(of: b.name) ?? roster.count
             return ia != ib ? ia < ib : (ia == roster.count ? a.name < b.name : false)
         }
-        for tag in tags {
-            var escaped = ""
-            for character in tag.value {
-                if character == "\\" || character == "\"" { escaped.append("\\") }
-                escaped.append(character)
-            }
-            lines.append("[\(tag.name) \"\(escaped)\"]")
-        }
+        for tag in tags { lines.append(PGNWriter.tagPair(name: tag.name, value: tag.value)) }
         if !tags.isEmpty && !syntax.nodes.isEmpty { lines.append("") }
 
-        // Movetext, as words to wrap.
-        var words: [String] = []
-        var forcedBreakAfter = Set<Int>()  // a `;` comment ends its line
-        var numbers = Set<Int>()  // the words that are move numbers
         let start = replay.run(keepMoves: false).start.position ?? .startingPosition
-        var plies: [Int] = [(start.fullmoveNumber - 1) * 2 + (start.turn == .black ? 1 : 0)]
-        var lastPly: [Int?] = [nil]
-        var needsBlackNumber = true
+        var writer = MovetextWriter(lineLength: lineLength, startPly: PGNWriter.ply(of: start))
         for node in syntax.nodes {
             let text = replay.text(node.range)
             switch node.kind {
-            case .moveNumber:
-                continue
-            case .move:
-                let ply = plies[plies.count - 1]
-                let number = ply / 2 + 1
-                if ply % 2 == 0 {
-                    numbers.insert(words.count)
-                    words.append("\(number).")
-                } else if needsBlackNumber {
-                    numbers.insert(words.count)
-                    words.append("\(number)...")
-                }
-                words.append(text)
-                lastPly[lastPly.count - 1] = ply
-                plies[plies.count - 1] = ply + 1
-                needsBlackNumber = false
-            case .nag:
-                words.append(node.value >= 0 ? "$\(node.value)" : text)
-            case .comment:
-                let body: Substring
-                if node.value == 1 {
-                    body = text.dropFirst()
-                    if body.contains("}") {
-                        words.append(String(text))
-                        forcedBreakAfter.insert(words.count - 1)
-                        needsBlackNumber = true
-                        continue
-                    }
-                } else {
-                    body = text.dropFirst().dropLast()
-                }
-                let commentWords = body.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" })
-                if commentWords.isEmpty {
-                    words.append("{}")
-                } else {
-                    for (k, word) in commentWords.enumerated() {
-                        var w = String(word)
-                        if k == 0 { w = "{" + w }
-                        if k == commentWords.count - 1 { w += "}" }
-                        words.append(w)
-                    }
-                }
-                needsBlackNumber = true
-            case .variationStart:
-                words.append("(")
-                // The variation replaces the last move of its line: it starts at that move's ply.
-                let parentLast = lastPly[lastPly.count - 1] ?? plies[plies.count - 1]
-                plies.append(parentLast)
-                lastPly.append(nil)
-                needsBlackNumber = true
-            case .variationEnd:
-                words.append(")")
-                if plies.count > 1 {
-                    plies.removeLast()
-                    lastPly.removeLast()
-                }
-                needsBlackNumber = true
-            case .result:
-                words.append(text)
+            case .moveNumber: continue
+            case .move: writer.move(text.utf8)
+            case .nag: writer.word(node.value >= 0 ? "$\(node.value)" : text)
+            case .comment where node.value == 1:
+                // A `;` comment becomes a brace comment unless it holds a `}`.
+                let body = text.dropFirst()
+                if body.contains("}") { writer.lineComment(text) } else { writer.comment(String(body)) }
+            case .comment: writer.comment(String(text.dropFirst().dropLast()))
+            case .variationStart: writer.variationStart()
+            case .variationEnd: writer.variationEnd()
+            case .result: writer.word(text)
             }
         }
-        // Wrap: a `(` sticks to the next word, a `)` to the previous one.
-        // A move number stays with its move.
-        var pieces: [String] = []
-        var breakAfter = Set<Int>()
-        var pendingOpen = ""
-        var afterNumber = false
-        for (k, word) in words.enumerated() {
-            if word == "(" {
-                pendingOpen += "("
-            } else if word == ")" && pendingOpen.isEmpty && !pieces.isEmpty && !breakAfter.contains(pieces.count - 1) {
-                pieces[pieces.count - 1] += ")"
-            } else if afterNumber && !pieces.isEmpty {
-                pieces[pieces.count - 1] += " " + word
-                afterNumber = false
-            } else {
-                pieces.append(pendingOpen + word)
-                pendingOpen = ""
-                afterNumber = numbers.contains(k)
-            }
-            if forcedBreakAfter.contains(k) { breakAfter.insert(pieces.count - 1) }
-        }
-        if !pendingOpen.isEmpty { pieces.append(pendingOpen) }
-        var line = ""
-        for (k, piece) in pieces.enumerated() {
-            if line.isEmpty {
-                line = piece
-            } else if line.count + 1 + piece.count < lineLength {
-                line += " " + piece
-            } else {
-                lines.append(line)
-                line = piece
-            }
-            if breakAfter.contains(k) {
-                lines.append(line)
-                line = ""
-            }
-        }
-        if !line.isEmpty { lines.append(line) }
+        let movetext = writer.finish()
+        if !movetext.isEmpty { lines.append(movetext) }
         return lines.joined(separator: "\n") + "\n"
     }
 

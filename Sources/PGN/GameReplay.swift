@@ -49,21 +49,13 @@ public struct GameReplay {
     /// The decoded value of a tag: quotes removed, `\"` and `\\` resolved.
     public func value(of tag: TagPair) -> String? {
         guard let range = tag.valueRange else { return nil }
-        var raw = Substring(text(range))
-        if raw.hasPrefix("\"") { raw = raw.dropFirst() }
-        if raw.hasSuffix("\"") && !raw.hasSuffix("\\\"") || raw.hasSuffix("\\\\\"") { raw = raw.dropLast() }
-        guard raw.contains("\\") else { return String(raw) }
-        var result = ""
-        var escaped = false
-        for character in raw {
-            if escaped || character != "\\" {
-                result.append(character)
-                escaped = false
-            } else {
-                escaped = true
-            }
+        let local = (range.lowerBound - base)..<(range.upperBound - base)
+        return source.bytes.withUnsafeBufferPointer { bytes in
+            let content = PGNWriter.tagValueContent(bytes, local)
+            var unescaped: [UInt8] = []
+            if PGNWriter.unescapeTagValue(bytes, content, into: &unescaped) { return source.decode(unescaped) }
+            return source.decode(bytes[content])
         }
-        return result
     }
 
     public func tag(_ name: String) -> TagPair? {
@@ -285,7 +277,7 @@ public struct GameReplay {
         // `12.` before a Black move is a common import form only when it repeats White's number;
         // the standard writes `12...`.
         if node.value != expected.number || (node.isBlack && !expected.black) {
-            let right = "\(expected.number)\(expected.black ? "..." : ".")"
+            let right = PGNWriter.moveNumber(expected.number, black: expected.black)
             let side = expected.black ? "Black" : "White"
             report(
                 .wrongMoveNumber, .warning,

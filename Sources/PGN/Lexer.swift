@@ -22,9 +22,15 @@ public struct Lexer {
 
     private func atLineStart(_ i: Int) -> Bool { i == 0 || bytes[i - 1] == 0x0A || bytes[i - 1] == 0x0D }
 
+    /// White space between tokens: space, tab, line feed, carriage return, vertical tab and
+    /// form feed (C's `isspace` in the "C" locale). The one definition: the import scanner,
+    /// the stored comments and the writers use it too.
     @inline(__always) public static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x0B || c == 0x0C
     }
+
+    /// Space or tab: the white space inside one line (around a tag pair's parts).
+    @inline(__always) public static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
 
     @inline(__always) public static func isSymbolByte(_ c: UInt8) -> Bool {
         switch c {
@@ -46,7 +52,7 @@ public struct Lexer {
         var i = start + 1
         defer { offset = i }
         switch c {
-        case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C:
+        case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C:  // isSpace
             while i < bytes.count && Lexer.isSpace(bytes[i]) { i += 1 }
             return make(.whitespace, start, i)
         case 0x25 where atLineStart(start):  // %

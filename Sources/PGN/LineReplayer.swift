@@ -44,7 +44,7 @@ public struct LineReplayer: Sendable {
     public let startPly: Int
 
     public init(start: Position) {
-        startPly = (start.fullmoveNumber - 1) * 2 + (start.turn == .black ? 1 : 0)
+        startPly = PGNWriter.ply(of: start)
         lines = [Line(position: start, beforeLastMove: nil, isPlayable: true, ply: startPly)]
     }
 

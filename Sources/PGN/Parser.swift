@@ -388,13 +388,13 @@ public struct Parser {
             if byte == 0x5D { break }
             if byte == 0x22 {
                 lastQuote = k
-            } else if byte != 0x20 && byte != 0x09 {
+            } else if !Lexer.isBlank(byte) {
                 textBetween = true
             }
             k += 1
         }
         guard k < bytes.count, let lastQuote, textBetween else { return nil }
-        for j in (lastQuote + 1)..<k where bytes[j] != 0x20 && bytes[j] != 0x09 { return nil }
+        for j in (lastQuote + 1)..<k where !Lexer.isBlank(bytes[j]) { return nil }
         return string.start..<(lexer.base + lastQuote + 1)
     }
 

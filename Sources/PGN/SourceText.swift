@@ -116,7 +116,11 @@ public struct SourceText: Sendable {
     public func string(_ range: Range<Int>) -> String {
         let lower = max(0, min(range.lowerBound, bytes.count))
         let upper = max(lower, min(range.upperBound, bytes.count))
-        let slice = bytes[lower..<upper]
+        return decode(bytes[lower..<upper])
+    }
+
+    /// Bytes in the text's encoding, decoded.
+    public func decode(_ slice: some Collection<UInt8>) -> String {
         switch encoding {
         case .utf8: return String(decoding: slice, as: UTF8.self)
         case .latin1: return String(String.UnicodeScalarView(slice.map { Unicode.Scalar($0) }))

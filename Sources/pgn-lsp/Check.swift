@@ -227,7 +227,7 @@ enum CheckRun {
                 }
                 if skipping {
                     let start: Int? =
-                        atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.firstGameBoundary($0) }
+                        atEnd ? pending.count : pending.withUnsafeBufferPointer { PieceCutter.firstGameBoundary($0) }
                     // Bytes that are surely skipped: up to the game start, else all but the
                     // last `skipOverlap`.
                     let skipped = start ?? max(0, pending.count - skipOverlap)
@@ -242,22 +242,15 @@ enum CheckRun {
                     guard start != nil else { continue }
                     skipping = false
                 }
-                var cut: Int? =
-                    atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
-                if cut == nil && pending.count >= longestGame {
-                    // After the last line break (a whole CRLF), else not inside a character.
-                    var end = longestGame
-                    if let newline = pending[..<longestGame].lastIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
-                        end = newline + 1
-                        if pending[newline] == 0x0D && end < pending.count && pending[end] == 0x0A { end += 1 }
-                    } else {
-                        while end > longestGame - 3 && end < pending.count && pending[end] & 0xC0 == 0x80 { end -= 1 }
-                    }
-                    cut = end
+                guard
+                    let (cut, forced) = pending.withUnsafeBufferPointer({
+                        PieceCutter.cut($0, atEnd: atEnd, longest: longestGame)
+                    })
+                else { continue }
+                if forced {
                     skipping = true
                     afterCR = false
                 }
-                guard let cut, cut > 0 else { continue }
                 batches.append(Batch(bytes: Array(pending[..<cut]), base: base, skippedLines: skippedLines))
                 batches[batches.count - 1].cutShort = skipping
                 skippedLines = 0

@@ -97,13 +97,17 @@ struct Review: ParsableCommand {
         let showProgress = isatty(STDERR_FILENO) == 1
         var edits: [Diagnostic.Edit] = []
         var reports: [String] = []
+        var summaries: [ReviewSummary] = []
         for index in selected {
             let replay = GameReplay(source: source, syntax: parser.games[index], index: index)
             guard let mainline = Mainline(replay) else {
-                reports.append(
-                    format == .json
-                        ? "{\"game\":\(index + 1),\"error\":\"the game cannot be played from its start\"}"
-                        : "Game \(index + 1): cannot be reviewed (invalid FEN or unsupported variant)\n")
+                if format == .json {
+                    summaries.append(
+                        ReviewSummary(
+                            unreviewed: replay, index: index, error: "the game cannot be played from its start"))
+                } else {
+                    reports.append("Game \(index + 1): cannot be reviewed (invalid FEN or unsupported variant)\n")
+                }
                 continue
             }
             let review = try runBlocking {
@@ -117,13 +121,17 @@ struct Review: ParsableCommand {
                 }
             }
             if showProgress { writeToStandardError("\r\u{1B}[K") }
-            reports.append(format == .json ? json(review, replay, index) : text(review, replay, index))
+            if format == .json {
+                summaries.append(ReviewSummary(review, of: replay, index: index))
+            } else {
+                reports.append(text(review, replay, index))
+            }
             if annotate != nil {
                 edits += ReviewAnnotator.edits(for: review, mainline: mainline, replay: replay)
             }
         }
         if format == .json {
-            print("[" + reports.joined(separator: ",\n") + "]")
+            print(ReviewSummary.json(summaries))
         } else {
             print(reports.joined(separator: "\n"), terminator: "")
         }
@@ -145,25 +153,6 @@ struct Review: ParsableCommand {
         lines.append("  Black: \(review.summary(of: .black))")
         for move in review.errors { lines.append("  \(move.summary)") }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func json(_ review: GameReview, _ replay: GameReplay, _ index: Int) -> String {
-        func number(_ value: Double?) -> String { value.map { String(($0 * 100).rounded() / 100) } ?? "null" }
-        let moves = review.moves.map { move in
-            let line = ReviewAnnotator.movetext(move.bestLine.prefix(8), from: move.before)
-            return """
-                {"ply":\(move.ply + 1),"move":\(jsonString(move.numberedSAN)),"judgement":\(move.judgement.map { jsonString($0.name) } ?? "null"),\
-                "before":\(jsonString(move.scoreBefore.pgnText)),"after":\(jsonString(move.scoreAfter.pgnText)),\
-                "best":\(move.bestSAN.map(jsonString) ?? "null"),"line":\(jsonString(line)),\
-                "accuracy":\(number(move.accuracy)),"depth":\(move.depth)}
-                """
-        }
-        return """
-            {"game":\(index + 1),"white":\(jsonString(replay.tagValue("White") ?? "?")),"black":\(jsonString(replay.tagValue("Black") ?? "?")),\
-            "accuracy":{"white":\(number(review.whiteAccuracy)),"black":\(number(review.blackAccuracy))},\
-            "acpl":{"white":\(number(review.whiteACPL)),"black":\(number(review.blackACPL))},\
-            "moves":[\(moves.joined(separator: ","))]}
-            """
     }
 }
 

@@ -72,11 +72,11 @@ final class PlainSANTests: XCTestCase {
                 let bytes = Array(text.utf8)
                 bytes.withUnsafeBufferPointer { buffer in
                     // The common shapes are read apart: the same way as any text.
-                    if let common = SANText(common: buffer) {
-                        XCTAssertEqual(common, SANText(parsing: buffer), text)
+                    if let common = SANSyntax(common: buffer) {
+                        XCTAssertEqual(common, SANSyntax(parsing: buffer), text)
                         commonTexts += 1
                     }
-                    guard let san = SANText(buffer) else { return }
+                    guard let san = SANSyntax(buffer) else { return }
                     let general: Result<(SANMove, Position), SANError>
                     do throws(SANError) {
                         general = .success(try position.playAnySAN(san))
@@ -116,7 +116,8 @@ final class PlainSANTests: XCTestCase {
         for move in position.legalMoves where !move.isCastle && !move.isEnPassant {
             let text = position.san(move)
             let bytes = Array(text.utf8)
-            let plain = bytes.withUnsafeBufferPointer { buffer in SANText(buffer).flatMap { position.playPlainSAN($0) }
+            let plain = bytes.withUnsafeBufferPointer { buffer in
+                SANSyntax(buffer).flatMap { position.playPlainSAN($0) }
             }
             XCTAssertEqual(plain?.0.move, move, text)
             XCTAssertEqual(plain?.0.leniency, [], text)

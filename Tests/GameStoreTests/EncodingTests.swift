@@ -1,7 +1,8 @@
 import ChessCore
-import GameStore
 import PGN
 import XCTest
+
+@testable import GameStore
 
 /// The golden vectors of the format document, and the details of both move encodings.
 final class EncodingTests: XCTestCase {
@@ -226,5 +227,22 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(
             lines.joined(separator: " "),
             "{} 1. e4 {a (b) c} {line break and spaces} {é è} {\(long)} *")
+    }
+
+    /// A tag value is one line: the database export and the formatter write a line break in it
+    /// as a space, and escape `\` and `"` the same way, so both write the same tag pairs.
+    func testExportAndFormattingWriteTagValuesAlike() throws {
+        let e4 = Position.startingPosition.move(san: "e4")!
+        let stored = StoredGame(
+            id: 1,
+            tags: [("Event", "Two\nlines\r\nhere"), ("Site", "a \"quoted\" \\ site"), ("Result", "*")],
+            start: .startingPosition, elements: [.move(e4), .comment("a {b} c")], result: "*", layout: .enCroissant)
+        let exported = PGNWriter.write(stored)
+        XCTAssertTrue(exported.hasPrefix("[Event \"Two lines here\"]\n"), exported)
+        // The same game as the formatter reads it from a file, where a value cannot span lines.
+        let text =
+            "[Site \"a \\\"quoted\\\" \\\\ site\"]\n[Event \"Two lines here\"]\n[Result \"*\"]\n\n1.e4 {a (b) c} *\n"
+        XCTAssertEqual(ExportFormat.format(SourceText(text)), exported)
+        XCTAssertEqual(PGNWriter.tagPair(name: "Event", value: "a\rb\nc"), "[Event \"a b c\"]")
     }
 }

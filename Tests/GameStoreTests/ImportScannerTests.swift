@@ -119,7 +119,7 @@ final class ImportScannerTests: XCTestCase {
     func testDamagedTextIsReadAsTheParserReadsItOrLeftToIt() throws {
         // A slice of a real export, damaged a byte at a time in many ways.
         let head = Array(try SharedMaterial.bytes("corpus/lichess/lichess_db_10k.pgn").prefix(8000))
-        let cut = head.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }!
+        let cut = head.withUnsafeBufferPointer { PieceCutter.lastGameBoundary($0) }!
         let source = Array(head.prefix(cut))
         XCTAssertTrue(checkAgreement(source, "undamaged"))
         let inserted: [UInt8] = Array("{}()[]\"\\;%$!?*.-/01 \n\r\tNxe8=Q+#".utf8) + [0xC3, 0x0B]
@@ -151,5 +151,70 @@ final class ImportScannerTests: XCTestCase {
         }
         XCTAssertGreaterThan(read, 50, "many damaged texts are still plain")
         XCTAssertLessThan(read, 400, "and many are not")
+    }
+
+    /// Vertical tab and form feed are white space for the lexer, the import scanner and the
+    /// stored comments alike (`Lexer.isSpace`); they once were for the lexer only.
+    func testVerticalTabAndFormFeedAreWhiteSpaceEverywhere() throws {
+        for byte in [UInt8(0x0B), 0x0C] {
+            let space = String(UnicodeScalar(byte))
+            let text = "[Event \"E\"]\n[Result \"*\"]\n\n1. e4\(space)e5 {\(space)a comment\(space)}\(space)2. Nf3 *\n"
+            XCTAssertTrue(checkAgreement(Array(text.utf8), "byte \(byte)"), "the scanner reads byte \(byte)")
+            let games = try XCTUnwrap(Array(text.utf8).withUnsafeBufferPointer { ImportScanner.games(in: $0) })
+            let encoded = Array(text.utf8).withUnsafeBufferPointer {
+                GameEncoder.encode(games, in: $0, firstIndex: 0, content: .full, commentRows: true)
+            }
+            guard case .success(let game) = encoded.first else { return XCTFail("not encoded") }
+            XCTAssertEqual(game.comments.map(\.text), ["a comment"])
+            XCTAssertEqual(game.plyCount, 3)
+        }
+        XCTAssertTrue(Lexer.isSpace(0x0B) && Lexer.isSpace(0x0C) && !Lexer.isSpace(0x1C) && !Lexer.isSpace(0xA0))
+    }
+
+    /// The import reads a text cut into pieces (`PieceCutter`) as it reads it whole: a byte-order
+    /// mark, `%` escape lines (one inside a tag section), a game without tags, text between games.
+    func testPiecesCutByThePieceCutterEncodeAsTheWholeText() {
+        let text = """
+            \u{FEFF}[Event "a"]
+            % an escape line between tags
+            [Round "1"]
+
+            1. e4 e5 *
+
+            Text between games.
+            [Event "c"]
+
+            1. d4 d5 1-0
+
+            1. c4 *
+            % an escape line between games
+            [Event "e"]
+
+            1. Nf3 *
+
+            """
+        let bytes = Array(text.utf8)
+        var pieces: [[UInt8]] = []
+        var rest = bytes[...]
+        while let (end, _) = Array(rest).withUnsafeBufferPointer({
+            PieceCutter.cut($0, atEnd: false, longest: 1 << 20)
+        }) {
+            // Cut the front off, as a stream is cut: up to the last whole game, again and again.
+            let head = Array(rest[rest.startIndex..<(rest.startIndex + end)])
+            let firstCut = head.withUnsafeBufferPointer { PieceCutter.firstGameBoundary($0) } ?? head.count
+            pieces.append(Array(head[..<firstCut]))
+            rest = rest[(rest.startIndex + firstCut)...]
+        }
+        pieces.append(Array(rest))
+        XCTAssertEqual(pieces.count, 3)
+        var games = 0
+        var cut: [String] = []
+        for piece in pieces {
+            let part = GameEncoder.encode(bytes: piece, firstIndex: games)
+            games += part.count
+            cut += summary(part)
+        }
+        XCTAssertEqual(cut, summary(GameEncoder.encode(bytes: bytes)))
+        XCTAssertEqual(games, 5)
     }
 }

@@ -114,9 +114,9 @@ final class TextTests: XCTestCase {
         let text =
             "[Event \"a\"]\n[Site \"b\"]\n\n1. e4 {\n[%clk 0:01:00]} *\n\n[Event \"c\"]\n[Site \"d\"]\n\n1. d4 *\n"
         let bytes = Array(text.utf8)
-        let cut = bytes.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
+        let cut = bytes.withUnsafeBufferPointer { PieceCutter.lastGameBoundary($0) }
         XCTAssertEqual(cut, text.utf8.count - "[Event \"c\"]\n[Site \"d\"]\n\n1. d4 *\n".utf8.count)
         let first = Array(bytes[..<cut!])
-        XCTAssertNil(first.withUnsafeBufferPointer { Checker.lastGameBoundary($0) })
+        XCTAssertNil(first.withUnsafeBufferPointer { PieceCutter.lastGameBoundary($0) })
     }
 }

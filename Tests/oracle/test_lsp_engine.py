@@ -94,7 +94,11 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     assert lenses[0]["command"]["command"] == "pgn.reviewGame"
 
     result = review(stockfish, URI)
-    assert result[0]["game"] == 0
+    # Games counted from 1, in the shape of `pgn-lsp review --format json`.
+    assert result[0]["game"] == 1
+    assert set(result[0]) == {"game", "white", "black", "errors", "moves"}
+    assert set(result[0]["white"]) == {"name", "accuracy", "acpl"}
+    assert result[0]["moves"][8]["move"] == "5. Nxf7"
     assert any(error.startswith("5. Nxf7 blunder (") for error in result[0]["errors"]), result
     assert result[0]["white"]["accuracy"] < result[0]["black"]["accuracy"]
 

@@ -37,11 +37,15 @@ def test_json_and_game_selection(tmp_path):
     result = review(two, "--game", "2", "--depth", "8", "--format", "json")
     assert result.returncode == 0, result.stderr
     (game,) = json.loads(result.stdout)
-    assert game["game"] == 2 and game["white"] == "White"
+    # The shape of the server's pgn.reviewGame result, games counted from 1 in both.
+    assert set(game) == {"game", "white", "black", "errors", "moves"}
+    assert set(game["white"]) == {"name", "accuracy", "acpl"}
+    assert game["game"] == 2 and game["white"]["name"] == "White"
+    assert any(error.startswith("5. Nxf7 blunder (") for error in game["errors"]), game["errors"]
     assert len(game["moves"]) == 14
     assert game["moves"][8]["move"] == "5. Nxf7"
     assert game["moves"][13]["after"] is not None
-    assert 0 <= game["accuracy"]["white"] <= 100
+    assert 0 <= game["white"]["accuracy"] <= 100
     missing = review(two, "--game", "3")
     assert missing.returncode != 0 and "there is no game 3" in missing.stderr
 
@@ -102,4 +106,4 @@ def test_scores_beyond_any_range_are_written_in_range(tmp_path):
     assert result.returncode == 0, result.stderr
     (game,) = json.loads(result.stdout)
     assert game["moves"][0]["before"] == "-1000.00" and game["moves"][0]["after"] == "#10000"
-    assert 0 <= game["accuracy"]["white"] <= 100
+    assert 0 <= game["white"]["accuracy"] <= 100

@@ -305,7 +305,7 @@ public final class PGNAnalyzer: Sendable {
                 for k in 1..<(4 * cores) {
                     let end = k * step
                     if end > cuts[cuts.count - 1],
-                        let cut = Checker.lastGameBoundary(
+                        let cut = PieceCutter.lastGameBoundary(
                             UnsafeBufferPointer(rebasing: buffer[cuts[cuts.count - 1]..<end]))
                     {
                         cuts.append(cuts[cuts.count - 1] + cut)

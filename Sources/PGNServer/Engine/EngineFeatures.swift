@@ -184,16 +184,9 @@ extension PGNLanguageServer {
                 "Annotate game with the review", workspaceEdit(document, edits, context.positionEncoding), context)
             return ["applied": answer["applied"] ?? false]
         }
-        var results: [JSONValue] = []
-        for (index, stored) in reviews {
-            let review = stored.review
-            func number(_ value: Double?) -> JSONValue { value.map { .double(($0 * 10).rounded() / 10) } ?? .null }
-            results.append([
-                "game": .integer(index),
-                "white": ["accuracy": number(review.whiteAccuracy), "acpl": number(review.whiteACPL)],
-                "black": ["accuracy": number(review.blackAccuracy), "acpl": number(review.blackACPL)],
-                "errors": .array(review.errors.map { .string($0.summary) }),
-            ])
+        let results = try reviews.map { index, stored in
+            try JSONValue(
+                encoding: ReviewSummary(stored.review, of: analysis.games[index].analysis.gameReplay, index: index))
         }
         return .array(results)
     }

@@ -33,9 +33,11 @@ extension GameDatabase {
                     var end = min(bytes.count, start + GameDatabase.pieceSize)
                     // Cut after the last whole game of the window; a game longer than the
                     // window widens it, up to `longestGame`.
-                    while end < bytes.count && end - start < GameDatabase.longestGame {
+                    while true {
                         let window = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                        if let cut = Checker.lastGameBoundary(window), cut > 0 {
+                        if let (cut, _) = PieceCutter.cut(
+                            window, atEnd: end == bytes.count, longest: GameDatabase.longestGame)
+                        {
                             end = start + cut
                             break
                         }
@@ -77,12 +79,12 @@ extension GameDatabase {
                 } else {
                     pending.append(contentsOf: data)
                 }
-                var cut: Int? =
-                    atEnd ? pending.count : pending.withUnsafeBufferPointer { Checker.lastGameBoundary($0) }
-                // Text in which no game starts (a binary file, endless junk) is cut anyway, so
-                // that memory stays bounded: no game is that long.
-                if cut == nil && pending.count >= GameDatabase.longestGame { cut = pending.count }
-                guard let cut, cut > 0 else { continue }
+                // Text in which no game starts (a binary file, endless junk) is cut anyway.
+                guard
+                    let (cut, _) = pending.withUnsafeBufferPointer({
+                        PieceCutter.cut($0, atEnd: atEnd, longest: GameDatabase.longestGame)
+                    })
+                else { continue }
                 // The piece takes the buffer; only the bytes after the cut (part of one game) move.
                 var piece = pending
                 pending = Array(piece[cut...])

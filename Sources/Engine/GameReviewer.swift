@@ -1,5 +1,6 @@
 import ChessCore
 import Foundation
+import PGN
 import Synchronization
 
 /// The engine's account of one move of a reviewed line.
@@ -27,7 +28,7 @@ public struct ReviewedMove: Sendable {
 
     /// `5. Nxf7` or `5... Nxf7`.
     public var numberedSAN: String {
-        "\(before.fullmoveNumber)\(mover == .white ? "." : "...") \(before.san(move))"
+        PGNWriter.moveNumber(before.fullmoveNumber, black: mover == .black) + " " + before.san(move)
     }
 
     /// The best move in SAN, if the engine had one other than the move played.

@@ -227,7 +227,7 @@ extension GameDatabase {
     }
 
     /// Reads rows of `Games` with their names, `afterID` on, at most `limit`.
-    private func fetchRows(
+    func fetchRows(
         _ db: Database, layout: ReadLayout, where condition: String?, arguments: StatementArguments, afterID: Int64?,
         limit: Int
     ) throws -> [GameRow] {
@@ -240,7 +240,7 @@ extension GameDatabase {
 
     /// Reads rows of `Games` in ID order, with their names and, when their moves do not hold
     /// their comments, the rows of `Comments`, read as `comments` says.
-    private func fetchRows(
+    func fetchRows(
         _ db: Database, layout: ReadLayout, where condition: String?, arguments: StatementArguments, afterID: Int64?,
         limit: Int, comments scan: inout CommentScan
     ) throws -> [GameRow] {
@@ -343,7 +343,7 @@ extension GameDatabase {
     /// Whether every row of `Comments` comes, in ID order, after those of earlier games (as
     /// ocgdb and pgn-lsp write them, a game's comments right after the game): one pass over
     /// the table, in SQLite.
-    private func commentsComeInGameOrder(_ db: Database) throws -> Bool {
+    func commentsComeInGameOrder(_ db: Database) throws -> Bool {
         let statement = try PreparedStatement(db, "SELECT GameID FROM Comments WHERE GameID IS NOT NULL ORDER BY ID")
         defer { statement.reset() }
         var previous = Int64.min
@@ -355,7 +355,7 @@ extension GameDatabase {
         return true
     }
 
-    private func text(_ row: Row, _ index: Int) -> String? {
+    func text(_ row: Row, _ index: Int) -> String? {
         let value = row[index] as DatabaseValue
         switch value.storage {
         case .string(let string): return string
@@ -366,7 +366,7 @@ extension GameDatabase {
         }
     }
 
-    private func integer(_ row: Row, _ index: Int) -> Int64? {
+    func integer(_ row: Row, _ index: Int) -> Int64? {
         let value = row[index] as DatabaseValue
         switch value.storage {
         case .int64(let number): return number
@@ -374,185 +374,5 @@ extension GameDatabase {
         case .string(let string): return Int64(string.trimmingASCIISpaces)
         default: return nil
         }
-    }
-
-    // MARK: Decoding
-
-    /// A game read from one column value as an export reads it: `value` holds the moves in
-    /// `layout` (a `Moves` BLOB, text for `.text`, a `Moves2` BLOB for the ocgdb layouts),
-    /// played from `fen` or, without one, the standard start. Throws
-    /// `GameStoreError.unreadableGame` when the value or the FEN cannot be read.
-    public static func decodeMoves(_ value: [UInt8], layout: MovesLayout, fen: String? = nil) throws -> StoredGame {
-        var row = GameRow(id: 0)
-        row.fen = fen
-        switch layout {
-        case .ocgdbMoves2, .ocgdbMoves2Old: row.moves2 = value
-        case .text:
-            row.moves = value
-            row.movesAreText = true
-        case .enCroissant, .twoByte: row.moves = value
-        }
-        let readLayout = ReadLayout(
-            columns: [:], primary: layout, hasComments: false, hasEvents: false, hasSites: false, hasPlayers: false)
-        return try decode(row, layout: readLayout)
-    }
-
-    static func decode(_ row: GameRow, layout: ReadLayout) throws -> StoredGame {
-        var start = Position.startingPosition
-        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
-            do {
-                start = try Position(fen: fen)
-            } catch {
-                throw GameStoreError.unreadableGame(id: row.id, reason: "bad FEN \"\(fen)\": \(error.description)")
-            }
-        }
-        var (elements, used) = try decodeMoves(row, layout: layout, start: start)
-        // Comments kept apart (ocgdb, or a `mainline` blob) go back after their moves.
-        if !row.comments.isEmpty && !elements.contains(where: { if case .comment = $0 { true } else { false } }) {
-            elements = merge(row.comments, into: elements)
-        }
-        return StoredGame(
-            id: row.id, tags: tags(row, start: start), start: start, elements: elements,
-            result: marker(row.result), layout: used)
-    }
-
-    private static func decodeMoves(
-        _ row: GameRow, layout: ReadLayout, start: Position
-    ) throws -> (
-        [MovetextElement], MovesLayout
-    ) {
-        func moves2(
-            _ blob: [UInt8], _ codes: Moves2.PromotionCodes, _ used: MovesLayout
-        ) throws -> (
-            [MovetextElement], MovesLayout
-        ) {
-            guard let moves = Moves2.decode(blob, from: start, codes: codes) else {
-                throw GameStoreError.unreadableGame(id: row.id, reason: "its Moves2 column names an illegal move")
-            }
-            return (moves.map(MovetextElement.move), used)
-        }
-        func enCroissant(_ blob: [UInt8]) throws -> ([MovetextElement], MovesLayout) {
-            do {
-                return (try MovesBlob.decode(blob, from: start), .enCroissant)
-            } catch {
-                throw GameStoreError.unreadableGame(id: row.id, reason: error.description)
-            }
-        }
-        switch layout.primary {
-        case .enCroissant:
-            if let moves = row.moves {
-                return row.movesAreText ? try text(row, start: start) : try enCroissant(moves)
-            }
-            if let blob = row.moves2 { return try moves2(blob, .current, .ocgdbMoves2) }
-            return ([], .enCroissant)
-        case .ocgdbMoves2, .ocgdbMoves2Old:
-            if let blob = row.moves2 {
-                return try moves2(blob, layout.primary == .ocgdbMoves2 ? .current : .old, layout.primary)
-            }
-            if let moves = row.moves {
-                return row.movesAreText ? try text(row, start: start) : try enCroissant(moves)
-            }
-            return ([], layout.primary)
-        case .text, .twoByte:
-            guard let moves = row.moves else { return ([], layout.primary) }
-            if row.movesAreText || layout.primary == .text { return try text(row, start: start) }
-            // Ambiguous: En Croissant's encoding if every byte reads, else two bytes a move.
-            if let elements = try? MovesBlob.decode(moves, from: start) { return (elements, .enCroissant) }
-            return try moves2(moves, .queenFirst, .twoByte)
-        }
-    }
-
-    /// SAN movetext stored as text.
-    private static func text(_ row: GameRow, start: Position) throws -> ([MovetextElement], MovesLayout) {
-        var pgn = ""
-        if let fen = row.fen, !fen.isEmpty { pgn += "[FEN \"\(PGNWriter.escaped(fen))\"]\n\n" }
-        pgn += String(decoding: row.moves ?? [], as: UTF8.self)
-        let results = GameEncoder.encode(SourceText(pgn))
-        guard let first = results.first else { return ([], .text) }
-        switch first {
-        case .success(let game):
-            do {
-                return (try MovesBlob.decode(game.moves, from: start), .text)
-            } catch {
-                throw GameStoreError.unreadableGame(id: row.id, reason: error.description)
-            }
-        case .failure(let refused):
-            throw GameStoreError.unreadableGame(id: row.id, reason: refused.reason)
-        }
-    }
-
-    /// Puts mainline comments (by the ply of the move they follow) into a movetext.
-    static func merge(_ comments: [(ply: Int, text: String)], into elements: [MovetextElement]) -> [MovetextElement] {
-        var byPly: [Int: [String]] = [:]
-        for comment in comments { byPly[comment.ply, default: []].append(comment.text) }
-        var result: [MovetextElement] = (byPly[-1] ?? []).map(MovetextElement.comment)
-        var depth = 0
-        var ply = -1
-        for element in elements {
-            result.append(element)
-            switch element {
-            case .move where depth == 0:
-                ply += 1
-                result += (byPly[ply] ?? []).map(MovetextElement.comment)
-            case .variationStart: depth += 1
-            case .variationEnd: depth -= 1
-            default: break
-            }
-        }
-        // Comments past the last move still go at the end.
-        for (later, texts) in byPly.sorted(by: { $0.key < $1.key }) where later > ply {
-            result += texts.map(MovetextElement.comment)
-        }
-        return result
-    }
-
-    static func marker(_ result: String?) -> String {
-        switch result?.trimmingASCIISpaces {
-        case "1-0"?: return "1-0"
-        case "0-1"?: return "0-1"
-        case "1/2-1/2"?, "½-½"?: return "1/2-1/2"
-        default: return "*"
-        }
-    }
-
-    /// The tags a row gives back: the Seven Tag Roster (`?` for what is unknown), then the
-    /// other columns that have a value, by name.
-    static func tags(_ row: GameRow, start: Position) -> [(name: String, value: String)] {
-        func name(_ value: String?, id: Int64?) -> String {
-            guard let value, id != 0 else { return "?" }
-            return value
-        }
-        var date = row.date ?? "????.??.??"
-        if date.contains("-") { date = date.replacingOccurrences(of: "-", with: ".") }
-        // The sentinel rows (ID 0) stand for an absent tag.
-        let tags: [(name: String, value: String)] = [
-            ("Event", name(row.event, id: row.eventID)), ("Site", name(row.site, id: row.siteID)), ("Date", date),
-            ("Round", row.round ?? "?"), ("White", name(row.white, id: row.whiteID)),
-            ("Black", name(row.black, id: row.blackID)), ("Result", row.result ?? "*"),
-        ]
-        var others: [(name: String, value: String)] = []
-        if let elo = row.blackElo { others.append(("BlackElo", elo == 0 ? "-" : String(elo))) }
-        if let eco = row.eco { others.append(("ECO", eco)) }
-        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
-            others.append(("FEN", fen))
-            others.append(("SetUp", "1"))
-        }
-        if let timeControl = row.timeControl { others.append(("TimeControl", timeControl)) }
-        if let utcTime = row.utcTime { others.append(("UTCTime", utcTime)) }
-        if isChess960(start) { others.append(("Variant", "Chess960")) }
-        if let elo = row.whiteElo { others.append(("WhiteElo", elo == 0 ? "-" : String(elo))) }
-        return tags + others
-    }
-
-    /// A start position whose castling needs Chess960's rules: a king off the e-file or a
-    /// castling rook off the a- and h-files.
-    static func isChess960(_ position: Position) -> Bool {
-        for color in [Color.white, .black] {
-            let rights = position.castlingRights & position.pieces(color)
-            if rights.isEmpty { continue }
-            if position.kingSquare(color)?.file != 4 { return true }
-            for rook in rights where rook.file != 0 && rook.file != 7 { return true }
-        }
-        return false
     }
 }

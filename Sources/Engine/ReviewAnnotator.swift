@@ -38,7 +38,7 @@ public enum ReviewAnnotator {
         let source = replay.source
         var edits: [Diagnostic.Edit] = []
         if replay.tag("Annotator") == nil {
-            let line = "[Annotator \"\(annotator)\"]"
+            let line = PGNWriter.tagPair(name: "Annotator", value: annotator)
             if let last = syntax.tags.last {
                 edits.append(Diagnostic.Edit(range: last.range.upperBound..<last.range.upperBound, text: "\n" + line))
             } else {
@@ -121,18 +121,7 @@ public enum ReviewAnnotator {
 
     /// Moves in SAN with numbers, as a variation starting at `position` writes them.
     public static func movetext(_ moves: some Sequence<Move>, from position: Position) -> String {
-        var words: [String] = []
-        var walker = position
-        for (i, move) in moves.enumerated() {
-            if walker.turn == .white {
-                words.append("\(walker.fullmoveNumber).")
-            } else if i == 0 {
-                words.append("\(walker.fullmoveNumber)...")
-            }
-            words.append(walker.san(move))
-            walker.play(move)
-        }
-        return words.joined(separator: " ")
+        PGNWriter.movetext(moves, from: position)
     }
 
     /// Applies edits (game-relative, in any order, not overlapping but possibly at the same

@@ -1,0 +1,94 @@
+import CStorageShims
+import Dispatch
+import Foundation
+import GRDB
+import GRDBSQLite
+import PGN
+
+extension GameDatabase {
+    /// The indexes of the format that serve searches (by date, player, result, rating, length),
+    /// as the schema creates them: all but `GamesIdentity`, which the duplicate check reads.
+    static let searchIndexes: [(name: String, sql: String)] = OCGDBSchema.sql
+        .split(separator: "\n")
+        .filter { $0.hasPrefix("CREATE INDEX ") && !$0.hasPrefix("CREATE INDEX GamesIdentity ") }
+        .map { line in (String(line.split(separator: " ")[2]), String(line)) }
+
+    /// Runs `body` (imports, typically of several files) with the search indexes of a file
+    /// this instance created and that has no games yet left out, and builds them once at the
+    /// end from the whole table: that costs less than adding each game to seven indexes as it
+    /// comes. Also after a failure, as the games stored stay, unless another program holds
+    /// the file (its next opening by pgn-lsp, or import through an instance, builds them
+    /// then, as after a stopped import). Otherwise `body` runs with the indexes in place, and
+    /// inside another such call, as it is.
+    public func withSearchIndexesBuiltAtTheEnd<T>(_ body: () throws -> T) throws -> T {
+        guard !searchIndexesDeferred else { return try body() }
+        guard createdFile, try dropSearchIndexesOfEmptyFile() else {
+            // A file with games keeps its indexes up to date as games come: any left out by
+            // an import that stopped since this instance opened the file are built first.
+            try run { db in try self.restoreSearchIndexes(db) }
+            return try body()
+        }
+        searchIndexesDeferred = true
+        let outcome = Result { try body() }
+        searchIndexesDeferred = false
+        var locked = false
+        if case .failure(GameStoreError.locked) = outcome { locked = true }
+        if !locked {
+            // The games are in: the system may write them to the disk while the indexes are
+            // built, instead of in the final sync.
+            _ = cstorage_start_writeback(path)
+            do {
+                try run { db in try self.restoreSearchIndexes(db) }
+            } catch {
+                // Reported only when the imports themselves went well.
+                if case .success = outcome { throw error }
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Drops the search indexes of a file made by this program that has no games yet; returns
+    /// whether it did.
+    func dropSearchIndexesOfEmptyFile() throws -> Bool {
+        try run { db in
+            var dropped = false
+            try db.inTransaction(.immediate) {
+                guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0,
+                    try GameDatabase.indexNames(db).contains("GamesIdentity")
+                else { return .commit }
+                for index in GameDatabase.searchIndexes {
+                    try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
+                }
+                dropped = true
+                return .commit
+            }
+            return dropped
+        }
+    }
+
+    /// Creates the search indexes missing from a file made by this program (one that has the
+    /// `GamesIdentity` index): after an import, or when an import was stopped before its end.
+    /// Files made by other programs keep the indexes they have.
+    func restoreSearchIndexes(_ db: Database) throws {
+        let names = try GameDatabase.indexNames(db)
+        guard names.contains("GamesIdentity") else { return }
+        guard GameDatabase.searchIndexes.contains(where: { !names.contains($0.name) }) else { return }
+        // The builds read the whole table once per index: through a memory map, SQLite reads
+        // its pages without copying them.
+        try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+        defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
+        try db.inTransaction(.immediate) {
+            // Looked up again under the lock: another import may have built them meanwhile.
+            let names = try GameDatabase.indexNames(db)
+            for index in GameDatabase.searchIndexes where !names.contains(index.name) {
+                try db.execute(sql: index.sql)
+            }
+            return .commit
+        }
+    }
+
+    /// The names of the file's indexes. A file with `GamesIdentity` was made by this program.
+    static func indexNames(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
+    }
+}

@@ -1,0 +1,358 @@
+import Dispatch
+import Foundation
+import GRDB
+import GRDBSQLite
+import PGN
+
+/// A game to store: the PGN text of one game (or of several, numbered from `index`), and its
+/// number in its file (from 0), which refusals quote.
+public struct GameSource: Sendable {
+    public var bytes: [UInt8]
+    public var index: Int
+
+    public init(bytes: [UInt8], index: Int) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    public init(text: String, index: Int) {
+        self.init(bytes: Array(text.utf8), index: index)
+    }
+}
+
+/// What a save did.
+public struct StoreReport: Sendable, Equatable {
+    /// Games written.
+    public var stored = 0
+    /// Games already in the database (same players, event, site, date, time, round and moves).
+    public var duplicates = 0
+    /// Games that could not be stored, in file order.
+    public var refused: [RefusedGame] = []
+    /// The `Games.ID` of each stored game, in order.
+    public var storedIDs: [Int64] = []
+
+    public init() {}
+
+    /// Games read: stored, duplicate or refused.
+    public var total: Int { stored + duplicates + refused.count }
+
+    public mutating func add(_ other: StoreReport) {
+        stored += other.stored
+        duplicates += other.duplicates
+        refused += other.refused
+        storedIDs += other.storedIDs
+    }
+}
+
+extension GameDatabase {
+    /// Stores games given as PGN text: they are read on every core, then written in one
+    /// transaction. `progress` is called with (games done, games in all) while writing.
+    public func store(games: [GameSource], progress: ((Int, Int) -> Void)? = nil) throws -> StoreReport {
+        let content = options.moves
+        let commentRows = options.commentRows
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<EncodedGame, RefusedGame>]>.allocate(
+            capacity: games.count)
+        results.initialize(repeating: [])
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        DispatchQueue.concurrentPerform(iterations: games.count) { k in
+            results[k] = GameEncoder.encode(
+                bytes: games[k].bytes, firstIndex: games[k].index, content: content, commentRows: commentRows)
+        }
+        return try write(
+            pieces: Array(results), indexOffsets: Array(repeating: 0, count: games.count), progress: progress)
+    }
+
+    /// Writes encoded games (and records refused ones) in one transaction: either every game
+    /// of the batch is stored or, on an error, none is.
+    public func write(
+        _ games: [Result<EncodedGame, RefusedGame>], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> StoreReport {
+        try write(pieces: [games], indexOffsets: [0], progress: progress)
+    }
+
+    /// `write(_:)` for games encoded piece by piece: the refusals of `pieces[k]` are numbered
+    /// from `indexOffsets[k]`.
+    func write(
+        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> StoreReport {
+        var report = StoreReport()
+        try run { db in
+            try db.inTransaction(.immediate) {
+                report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress)
+                return .commit
+            }
+        }
+        if report.stored > 0 { removeSearchIndex() }
+        return report
+    }
+
+    func writeInTransaction(
+        _ db: Database, _ pieces: [[Result<EncodedGame, RefusedGame>]], _ indexOffsets: [Int],
+        progress: ((Int, Int) -> Void)?
+    ) throws -> StoreReport {
+        let total = pieces.reduce(0) { $0 + $1.count }
+        var done = 0
+        let layout = try self.layout ?? checkWritable(db)
+        self.layout = layout
+        try refreshCaches(db)
+        var counts = self.counts!
+        var report = StoreReport()
+
+        let insertPlayer = try PreparedStatement(db, "INSERT OR IGNORE INTO Players (Name, Elo) VALUES (?, ?)")
+        let selectPlayer = try PreparedStatement(db, "SELECT ID FROM Players WHERE Name = ?")
+        let insertEvent = try PreparedStatement(db, "INSERT OR IGNORE INTO Events (Name) VALUES (?)")
+        let selectEvent = try PreparedStatement(db, "SELECT ID FROM Events WHERE Name = ?")
+        let insertSite = try PreparedStatement(db, "INSERT OR IGNORE INTO Sites (Name) VALUES (?)")
+        let selectSite = try PreparedStatement(db, "SELECT ID FROM Sites WHERE Name = ?")
+        let findDuplicate = try PreparedStatement(
+            db,
+            """
+            SELECT 1 FROM Games WHERE WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
+            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 LIMIT 1
+            """)
+        let moves2Column = layout.hasMoves2 ? ", Moves2" : ""
+        let moves2Value = layout.hasMoves2 ? ", ?19" : ""
+        let insertGame = try PreparedStatement(
+            db,
+            """
+            INSERT INTO Games (EventID, SiteID, Date, UTCTime, Round, WhiteID, WhiteElo, BlackID, BlackElo, \
+            WhiteMaterial, BlackMaterial, Result, TimeControl, ECO, PlyCount, FEN, Moves, PawnHome\(moves2Column)) \
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18\(moves2Value))
+            """)
+        let writesComments = options.commentRows && layout.hasComments
+        // Comment rows go in many at a time: one statement per row would cost more than the row.
+        let commentsPerStatement = 64
+        var insertComments: [Int: PreparedStatement] = [:]
+        func insertCommentsStatement(_ count: Int) throws -> PreparedStatement {
+            if let statement = insertComments[count] { return statement }
+            let values = Array(repeating: "(?, ?, ?)", count: count).joined(separator: ", ")
+            let statement = try PreparedStatement(db, "INSERT INTO Comments (GameID, Ply, Comment) VALUES \(values)")
+            insertComments[count] = statement
+            return statement
+        }
+
+        func id(
+            _ name: String?, cache: inout [String: Int64], insert: PreparedStatement, select: PreparedStatement,
+            added: inout Int, player: Bool = false, elo: Int? = nil
+        ) throws -> Int64 {
+            guard let name else { return 0 }
+            if let known = cache[name] { return known }
+            insert.bind(1, name)
+            // A new player gets the rating of the game that adds them: most players of a
+            // large file appear once, and their row is then written once.
+            if player { insert.bind(2, elo) }
+            try insert.step()
+            insert.reset()
+            let id: Int64
+            if db.changesCount > 0 {
+                id = db.lastInsertedRowID
+                added += 1
+                if player, let elo { storedElo[id] = elo }
+            } else {
+                select.bind(1, name)
+                guard try select.step() else {
+                    select.reset()
+                    throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
+                }
+                id = select.int64(column: 0)
+                select.reset()
+            }
+            cache[name] = id
+            return id
+        }
+
+        var bestElo: [Int64: Int] = [:]
+        func raise(_ player: Int64, to elo: Int?) {
+            guard let elo, player != 0, (storedElo[player] ?? Int.min) < elo else { return }
+            bestElo[player] = max(bestElo[player] ?? elo, elo)
+        }
+        for (piece, games) in pieces.enumerated() {
+            for result in games {
+                if let progress, done % 256 == 0 { progress(done, total) }
+                done += 1
+                let game: EncodedGame
+                switch result {
+                case .failure(var refused):
+                    refused.index += indexOffsets[piece]
+                    report.refused.append(refused)
+                    continue
+                case .success(let encoded):
+                    game = encoded
+                }
+                let white = try id(
+                    game.white, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players,
+                    player: true, elo: game.whiteElo)
+                let black = try id(
+                    game.black, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players,
+                    player: true, elo: game.blackElo)
+                let event = try id(
+                    game.event, cache: &eventIDs, insert: insertEvent, select: selectEvent, added: &counts.events)
+                let site = try id(
+                    game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites)
+
+                // Hashed only while the hashes can answer: the mainline and the length of the
+                // whole tell games apart well enough (the query decides); hashing every
+                // comment would cost more.
+                var hash: Int?
+                if storedGameHashes != nil {
+                    var identity = Hasher()
+                    identity.combine(white)
+                    identity.combine(black)
+                    identity.combine(event)
+                    identity.combine(site)
+                    identity.combine(game.date)
+                    identity.combine(game.utcTime)
+                    identity.combine(game.round)
+                    identity.combine(game.moves.count)
+                    game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
+                    hash = identity.finalize()
+                }
+                if hash.flatMap({ storedGameHashes?.contains($0) }) ?? true {
+                    findDuplicate.bind(1, white)
+                    findDuplicate.bind(2, black)
+                    findDuplicate.bind(3, event)
+                    findDuplicate.bind(4, site)
+                    findDuplicate.bind(5, game.date)
+                    findDuplicate.bind(6, game.utcTime)
+                    findDuplicate.bind(7, game.round)
+                    let duplicate = try game.moves.withUnsafeBytes { moves in
+                        findDuplicate.bindBlob(8, borrowing: moves)
+                        defer { findDuplicate.reset() }
+                        return try findDuplicate.step()
+                    }
+                    if duplicate {
+                        report.duplicates += 1
+                        continue
+                    }
+                }
+
+                insertGame.bind(1, event)
+                insertGame.bind(2, site)
+                insertGame.bind(3, game.date)
+                insertGame.bind(4, game.utcTime)
+                insertGame.bind(5, game.round)
+                insertGame.bind(6, white)
+                insertGame.bind(7, game.whiteElo)
+                insertGame.bind(8, black)
+                insertGame.bind(9, game.blackElo)
+                insertGame.bind(10, game.whiteMaterial)
+                insertGame.bind(11, game.blackMaterial)
+                insertGame.bind(12, game.result)
+                insertGame.bind(13, game.timeControl)
+                insertGame.bind(14, game.eco)
+                insertGame.bind(15, game.plyCount)
+                insertGame.bind(16, game.fen)
+                insertGame.bind(18, game.pawnHome)
+                try game.moves.withUnsafeBytes { moves in
+                    try game.moves2.withUnsafeBytes { moves2 in
+                        insertGame.bindBlob(17, borrowing: moves)
+                        if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
+                        defer { insertGame.reset() }
+                        try insertGame.step()
+                    }
+                }
+                let gameID = db.lastInsertedRowID
+                if let hash { storedGameHashes?.insert(hash) }
+                report.stored += 1
+                report.storedIDs.append(gameID)
+                counts.games += 1
+
+                if writesComments {
+                    var next = 0
+                    let rows = game.commentRows
+                    try game.commentBytes.withUnsafeBufferPointer { text in
+                        while next < rows.count {
+                            let count = min(commentsPerStatement, rows.count - next)
+                            let statement = try insertCommentsStatement(count)
+                            for k in 0..<count {
+                                let row = rows[next + k]
+                                let column = Int32(3 * k)
+                                statement.bind(column + 1, gameID)
+                                statement.bind(column + 2, row.ply)
+                                statement.bindText(
+                                    column + 3, borrowing: UnsafeBufferPointer(rebasing: text[row.range]))
+                            }
+                            defer { statement.reset() }
+                            try statement.step()
+                            next += count
+                        }
+                    }
+                    counts.comments += rows.count
+                }
+                // A player's Elo is the highest rating seen in their games.
+                raise(white, to: game.whiteElo)
+                raise(black, to: game.blackElo)
+            }
+        }
+
+        if !bestElo.isEmpty {
+            let updateElo = try PreparedStatement(
+                db, "UPDATE Players SET Elo = ?2 WHERE ID = ?1 AND (Elo IS NULL OR Elo < ?2)")
+            for (player, elo) in bestElo {
+                updateElo.bind(1, player)
+                updateElo.bind(2, elo)
+                try updateElo.step()
+                updateElo.reset()
+                storedElo[player] = elo
+            }
+        }
+        try writeCounts(db, counts)
+        self.counts = counts
+        progress?(total, total)
+        return report
+    }
+
+    /// Drops what this connection remembers when another program changed the file since.
+    func refreshCaches(_ db: Database) throws {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        if version == dataVersion && counts != nil { return }
+        playerIDs.removeAll()
+        storedElo.removeAll()
+        eventIDs.removeAll()
+        siteIDs.removeAll()
+        var counts = Counts()
+        counts.games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0
+        counts.players = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Players") ?? 0
+        counts.events = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Events") ?? 0
+        counts.sites = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Sites") ?? 0
+        if layout?.hasComments == true {
+            counts.comments = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Comments") ?? 0
+        }
+        self.counts = counts
+        dataVersion = version
+        // With no games in the file, every game it will hold is written here (until another
+        // program writes: then this runs again, and the file has games).
+        storedGameHashes = counts.games == 0 ? [] : nil
+    }
+
+    func writeCounts(_ db: Database, _ counts: Counts) throws {
+        let upsert = try PreparedStatement(
+            db, "INSERT INTO Info (Name, Value) VALUES (?, ?) ON CONFLICT (Name) DO UPDATE SET Value = excluded.Value")
+        var rows = [
+            ("GameCount", counts.games), ("PlayerCount", counts.players), ("EventCount", counts.events),
+            ("SiteCount", counts.sites),
+        ]
+        if layout?.hasComments == true { rows.append(("CommentCount", counts.comments)) }
+        for (name, value) in rows {
+            upsert.bind(1, name)
+            upsert.bind(2, String(value))
+            try upsert.step()
+            upsert.reset()
+        }
+    }
+
+    /// En Croissant's position-search index (`<name>.ecsi`) describes the games as they were:
+    /// it is never rebuilt by itself, so it goes after every change.
+    func removeSearchIndex() {
+        let url = URL(fileURLWithPath: path)
+        let candidates = [
+            url.deletingPathExtension().appendingPathExtension("ecsi"), url.appendingPathExtension("ecsi"),
+        ]
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate.path) {
+            try? FileManager.default.removeItem(at: candidate)
+        }
+    }
+}
