@@ -9,6 +9,8 @@ public enum Checker {
         /// How many diagnostics were found but left out of `diagnostics`, by severity (the
         /// diagnostic that says how many were left out is not counted).
         public var omitted: [Diagnostic.Severity: Int] = [:]
+        /// Each game's opening (`ReplayedGame.opening`), in the order of the games.
+        public var openings: [Opening?] = []
 
         public init(games: Int, diagnostics: [Diagnostic]) {
             self.games = games
@@ -37,13 +39,18 @@ public enum Checker {
             Parser($0, base: base, firstGameIndex: firstGameIndex)
         }
         diagnostics += parser.diagnostics
+        var openings: [Opening?] = []
+        openings.reserveCapacity(parser.games.count)
         for (i, game) in parser.games.enumerated() {
-            let replay = GameReplay(source: source, syntax: game, index: firstGameIndex + i, base: base)
-            diagnostics += replay.run(keepMoves: false).diagnostics
+            let replay = GameReplay(source: source, syntax: game, index: firstGameIndex + i, base: base).run(
+                keepMoves: false)
+            diagnostics += replay.diagnostics
+            openings.append(replay.opening?.opening)
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
         var report = limited(diagnostics, games: parser.games.count, alreadyOmitted: parser.omittedByGame)
         for (severity, count) in parser.omittedDiagnostics { report.omitted[severity, default: 0] += count }
+        report.openings = openings
         return report
     }
 

@@ -16,6 +16,7 @@ public struct Diagnostic: Sendable, Hashable {
         case wrongMoveNumber = "wrong-move-number"
         case unknownNAG = "unknown-nag"
         case unsupportedVariant = "unsupported-variant"
+        case openingTags = "opening-tags"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

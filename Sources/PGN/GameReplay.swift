@@ -23,6 +23,11 @@ public struct ReplayedGame: Sendable {
     /// The indices in `GameSyntax.nodes` of the moves that were played, in order (kept even
     /// when `moves` is not).
     public var playedNodes: [Int] = []
+    /// The game's opening: that of the last position of the mainline with a name
+    /// (`OpeningBook`), with the node of the move where the mainline last reached a new one
+    /// (nil when that is the position the game starts from): a later named position with the
+    /// same code and name (a transposition back into the line) does not move it.
+    public var opening: (opening: Opening, node: Int?)?
 }
 
 /// Replays a parsed game and reports what a chess player would want to know about it.
@@ -99,9 +104,11 @@ public struct GameReplay {
         }
 
         if let position = start.position {
+            game.opening = OpeningBook.shared.opening(at: position).map { ($0, nil) }
             replayMoves(from: position, into: &game, keepMoves: keepMoves, report: report)
         }
         checkResult(game: game, report: report)
+        checkOpeningTags(game.opening?.opening, report: report)
         game.diagnostics = diagnostics
         return game
     }
@@ -164,6 +171,49 @@ public struct GameReplay {
         }
     }
 
+    /// The `ECO` and `Opening` tags against the opening the moves reach: an `ECO` other than
+    /// the opening's code, or an `Opening` that is neither its name nor the start of it (a
+    /// family, `Sicilian Defense` for `Sicilian Defense: Najdorf Variation`). A missing tag is
+    /// not reported (the editor offers to fill them in).
+    private func checkOpeningTags(
+        _ opening: Opening?,
+        report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
+    ) {
+        guard let opening else { return }
+        var wrong: [(tag: TagPair, says: String, right: String)] = []
+        if let eco = tag("ECO"), let says = value(of: eco), says != opening.eco {
+            wrong.append((eco, says, opening.eco))
+        }
+        if let name = tag("Opening"), let says = value(of: name), !Self.names(says, opening.name) {
+            wrong.append((name, says, opening.name))
+        }
+        guard let first = wrong.first else { return }
+        let said = wrong.map { "the \(text($0.tag.nameRange)) tag says \"\($0.says)\"" }.joined(separator: " and ")
+        let edits = wrong.compactMap { item in
+            item.tag.valueRange.map { Diagnostic.Edit(range: $0, text: "\"\(PGNWriter.escapedTagValue(item.right))\"") }
+        }
+        report(
+            .openingTags, .information, "The moves reach \(opening.title), but \(said)",
+            first.tag.valueRange ?? first.tag.range,
+            edits.isEmpty
+                ? []
+                : [
+                    Diagnostic.Fix(
+                        title: wrong.count == 2
+                            ? "Set ECO and Opening to \(opening.title)"
+                            : "Set \(text(first.tag.nameRange)) to \"\(first.right)\"",
+                        edits: edits, isPreferred: false)
+                ])
+    }
+
+    /// Whether an `Opening` tag names `name`: the name itself, or its family or variation
+    /// written shorter (`Sicilian Defense`, `Sicilian Defense: Najdorf Variation`).
+    static func names(_ tag: String, _ name: String) -> Bool {
+        guard name.hasPrefix(tag), !tag.isEmpty else { return false }
+        let rest = name.dropFirst(tag.count)
+        return rest.isEmpty || rest.hasPrefix(":") || rest.hasPrefix(",")
+    }
+
     private func replayMoves(
         from position: Position, into game: inout ReplayedGame, keepMoves: Bool,
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
@@ -206,6 +256,11 @@ public struct GameReplay {
                     switch outcome {
                     case .played(let played):
                         game.playedNodes.append(i)
+                        if played.depth == 0, let opening = OpeningBook.shared.opening(at: played.after) {
+                            game.opening = (
+                                opening, opening.title == game.opening?.opening.title ? game.opening?.node : i
+                            )
+                        }
                         if keepMoves {
                             game.moves.append(
                                 ReplayedMove(

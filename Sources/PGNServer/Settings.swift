@@ -11,6 +11,8 @@ struct Settings: Sendable, Hashable {
     var inlayEvaluations = true
     var missingTags = true
     var nonCanonicalNotation = true
+    var openingTags = true
+    var inlayOpening = true
     var lineLength = 80
     var inlayReview = true
     var reviewDiagnostics = true
@@ -44,7 +46,7 @@ struct Settings: Sendable, Hashable {
 
     /// Every value, for equality and the diagnostics' result ids.
     private var key: String {
-        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(lineLength) \(inlayReview) "
+        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves)"
     }
@@ -90,6 +92,8 @@ struct Settings: Sendable, Hashable {
                 case "inlayHints.evaluations": bool(value, path) { settings.inlayEvaluations = $0 }
                 case "diagnostics.missingTags": bool(value, path) { settings.missingTags = $0 }
                 case "diagnostics.nonCanonicalNotation": bool(value, path) { settings.nonCanonicalNotation = $0 }
+                case "diagnostics.openingTags": bool(value, path) { settings.openingTags = $0 }
+                case "inlayHints.opening": bool(value, path) { settings.inlayOpening = $0 }
                 case "format.lineLength":
                     if let n = value.intValue, (40...255).contains(n) {
                         settings.lineLength = n
@@ -150,6 +154,7 @@ struct Settings: Sendable, Hashable {
         switch diagnostic.code {
         case .missingTag where diagnostic.severity == .information: return missingTags
         case .nonCanonicalSAN: return nonCanonicalNotation
+        case .openingTags: return openingTags
         default: return true
         }
     }
@@ -222,7 +227,7 @@ extension PGNLanguageServer {
         let before = currentSettings
         apply(json, source: source)
         let after = currentSettings
-        let shown = { (s: Settings) in [s.missingTags, s.nonCanonicalNotation, s.reviewDiagnostics] }
+        let shown = { (s: Settings) in [s.missingTags, s.nonCanonicalNotation, s.openingTags, s.reviewDiagnostics] }
         if shown(before) != shown(after) { republishAll(context) }
     }
 }

@@ -44,6 +44,7 @@ struct Check: ParsableCommand {
             }
             var first = true
             var fileGames = 0
+            var openings: [Opening?] = []
             var failure: String?
             let input =
                 path == "-"
@@ -56,6 +57,7 @@ struct Check: ParsableCommand {
             } else {
                 defer { if input != STDIN_FILENO { close(input) } }
                 let result = CheckRun.stream(input) { batch in
+                    if format == .json { openings += batch.report.openings }
                     for (severity, count) in batch.report.omitted {
                         if severity == .error { errors += count }
                         if severity == .warning { warnings += count }
@@ -92,7 +94,12 @@ struct Check: ParsableCommand {
             }
             games += fileGames
             if format == .json {
-                output.write("],\"games\":\(fileGames)")
+                output.write("],\"games\":\(fileGames),\"openings\":[")
+                output.write(
+                    openings.map { opening in
+                        opening.map { "{\"eco\":\(jsonString($0.eco)),\"name\":\(jsonString($0.name))}" } ?? "null"
+                    }.joined(separator: ","))
+                output.write("]")
                 if let failure { output.write(",\"error\":\(jsonString(failure))") }
                 output.write("}")
             }

@@ -14,6 +14,8 @@ public final class GameAnalysis: Sendable {
     public let diagnostics: [Diagnostic]
     /// Node indices of the moves that were played, in order.
     public let playedNodes: [Int]
+    /// The game's opening and the move where its name was reached (`ReplayedGame.opening`).
+    public let opening: (opening: Opening, node: Int?)?
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
@@ -34,6 +36,7 @@ public final class GameAnalysis: Sendable {
         start = replay.start
         diagnostics = parser.diagnostics + replay.diagnostics
         playedNodes = replay.playedNodes
+        opening = replay.opening
     }
 
     /// Every move that could be played, with the positions before and after it.

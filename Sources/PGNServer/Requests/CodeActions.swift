@@ -8,6 +8,7 @@ extension PGNLanguageServer {
         server.capabilities.features["codeActionProvider"] = [
             "codeActionKinds": [
                 "quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite", "source.saveAllGames.pgn",
+                .string(Self.fillOpeningTagsKind),
             ],
             "resolveProvider": false,
         ]
@@ -67,6 +68,9 @@ extension PGNLanguageServer {
                 }
             }
             actions += databaseActions(document, analysis, at: wanted.lowerBound, allowed: allowed)
+            if allowed(Self.fillOpeningTagsKind) {
+                actions += openingTagActions(document, analysis, at: wanted.lowerBound, encoding)
+            }
             if allowed("source.fixAll") {
                 let edits = safeFixes(analysis)
                 if !edits.isEmpty {

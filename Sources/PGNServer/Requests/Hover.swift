@@ -76,6 +76,10 @@ extension PGNLanguageServer {
         let where_ = move.depth == 0 ? "" : " (variation)"
         lines.append("**\(number)\(side == .white ? "." : "...") \(san)** — \(side)\(where_)")
         lines.append("")
+        if let opening = Self.openingHoverLine(move, game) {
+            lines.append(opening)
+            lines.append("")
+        }
         lines.append("FEN after the move: `\(move.after.fen)`")
         lines.append("")
         lines.append("```text\n\(move.after.diagram(from: move.after.turn))\n```")

@@ -22,6 +22,11 @@ extension PGNLanguageServer {
             for game in analysis.games where game.range.overlaps(wanted) || game.range.upperBound == wanted.lowerBound {
                 try context.checkCancellation()
                 let a = game.analysis
+                if settings.inlayOpening, let opening = Self.openingHint(game),
+                    wanted.contains(opening.offset) || wanted.upperBound == opening.offset
+                {
+                    hint(opening.offset, opening.label, tooltip: opening.tooltip)
+                }
                 for review in reviewHints(game, in: wanted) {
                     hint(review.offset, review.label, tooltip: review.tooltip)
                 }

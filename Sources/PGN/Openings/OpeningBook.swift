@@ -1,0 +1,83 @@
+import ChessCore
+
+/// A named opening: its ECO code, its name (`Family: Variation, Subvariation`) and the moves
+/// that define it, from the start position.
+public struct Opening: Sendable, Hashable {
+    public let eco: String
+    public let name: String
+    /// The defining moves in SAN with move numbers, as the list writes them.
+    public let moves: String
+    /// How many half-moves the defining line has.
+    public let plies: Int
+
+    /// `B90 Sicilian Defense: Najdorf Variation`.
+    public var title: String { "\(eco) \(name)" }
+}
+
+/// Names positions after lichess's list of openings (`OpeningData`), the way that list says a
+/// game is classified: by the last position of its line that has a name. Positions are compared
+/// as FEN compares them without the clocks (board, side to move, castling rights, and an
+/// en-passant square only where a capture there is legal), so a transposition gets the name
+/// of the position it reaches, whatever the move order.
+public final class OpeningBook: Sendable {
+    /// The book of the list built into the program, read when first used (about 3,800 lines).
+    public static let shared = OpeningBook(tsv: OpeningData.tsv)
+
+    private let byHash: [UInt64: [(position: Position, opening: Opening)]]
+    /// Every opening of the list, in its order.
+    public let openings: [Opening]
+
+    /// Reads lines of `eco`, `name`, `moves` separated by tabs; a line whose moves do not play
+    /// from the start position is left out.
+    init(tsv: String) {
+        var byHash: [UInt64: [(position: Position, opening: Opening)]] = [:]
+        var openings: [Opening] = []
+        for line in tsv.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            var position = Position.startingPosition
+            var plies = 0
+            var playable = true
+            for word in fields[2].split(separator: " ") where !(word.last == "." && word.first?.isNumber == true) {
+                guard let move = position.move(san: String(word)) else {
+                    playable = false
+                    break
+                }
+                position.play(move)
+                plies += 1
+            }
+            guard playable else { continue }
+            let opening = Opening(
+                eco: String(fields[0]), name: String(fields[1]), moves: String(fields[2]), plies: plies)
+            openings.append(opening)
+            // Where two lines reach one position, the first line's name stands.
+            if !(byHash[position.hash] ?? []).contains(where: { Self.same($0.position, position) }) {
+                byHash[position.hash, default: []].append((position, opening))
+            }
+        }
+        self.byHash = byHash
+        self.openings = openings
+    }
+
+    /// The name of this very position, if the list has one.
+    public func opening(at position: Position) -> Opening? {
+        guard let candidates = byHash[position.hash] else { return nil }
+        return candidates.first(where: { Self.same($0.position, position) })?.opening
+    }
+
+    /// The opening of a line of positions (the start position first): that of the last one
+    /// with a name, with its index in the line.
+    public func opening(ofLine positions: some BidirectionalCollection<Position>) -> (index: Int, opening: Opening)? {
+        for (index, position) in positions.enumerated().reversed() {
+            if let opening = opening(at: position) { return (index, opening) }
+        }
+        return nil
+    }
+
+    /// The same position but for the clocks.
+    static func same(_ a: Position, _ b: Position) -> Bool {
+        a.hash == b.hash && a.white == b.white && a.black == b.black && a.pawns == b.pawns && a.knights == b.knights
+            && a.bishops == b.bishops && a.rooks == b.rooks && a.queens == b.queens && a.kings == b.kings
+            && a.turn == b.turn && a.castlingRights == b.castlingRights && a.enPassantSquare == b.enPassantSquare
+    }
+}

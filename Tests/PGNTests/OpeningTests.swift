@@ -1,0 +1,96 @@
+import ChessCore
+import PGN
+import XCTest
+
+/// Opening names: lichess's list built in, a game named by the last named position of its
+/// mainline, and the `opening-tags` diagnostic.
+final class OpeningTests: XCTestCase {
+    let book = OpeningBook.shared
+
+    func position(_ moves: String) -> Position {
+        var position = Position.startingPosition
+        for san in moves.split(separator: " ") {
+            guard let move = position.move(san: String(san)) else {
+                XCTFail("\(san) does not play")
+                break
+            }
+            position.play(move)
+        }
+        return position
+    }
+
+    func testEveryLineOfTheListPlaysAndNamesItsPosition() {
+        XCTAssertEqual(book.openings.count, 3807)
+        XCTAssertEqual(book.openings.first?.title, "A00 Amar Opening")
+        XCTAssertEqual(book.openings.map(\.plies).max(), 36)
+        let najdorf = position("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6")
+        XCTAssertEqual(book.opening(at: najdorf)?.title, "B90 Sicilian Defense: Najdorf Variation")
+        XCTAssertNil(book.opening(at: .startingPosition))
+    }
+
+    func testATranspositionGetsTheNameOfThePositionItReaches() {
+        // The Najdorf by another move order.
+        let other = position("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6")
+        let transposed = position("Nf3 c5 e4 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6")
+        XCTAssertEqual(book.opening(at: transposed), book.opening(at: other))
+    }
+
+    func testTheClocksDoNotMatterButTheSideToMoveDoes() throws {
+        let french = try Position(fen: "rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+        XCTAssertEqual(book.opening(at: french)?.name, "French Defense")
+        let clocks = try Position(fen: "rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 7 40")
+        XCTAssertEqual(book.opening(at: clocks)?.name, "French Defense")
+        let blackToMove = try Position(fen: "rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2")
+        XCTAssertNil(book.opening(at: blackToMove))
+    }
+
+    func testAGameIsNamedByTheLastNamedPositionOfItsMainline() {
+        // After 5... a6 the moves leave the list; variations do not count.
+        let text =
+            "[Event \"x\"]\n\n1. e4 c5 (1... e5 2. Nf3) 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Rb1 h6 7. Ra1 *"
+        let source = SourceText(text)
+        let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
+        let game = GameReplay(source: source, syntax: parser.games[0], index: 0).run()
+        XCTAssertEqual(game.opening?.opening.eco, "B90")
+        XCTAssertEqual(game.opening?.node.map { source.string(parser.games[0].nodes[$0].range) }, "a6")
+        XCTAssertEqual(Checker.check(source).openings.map { $0?.eco }, ["B90"])
+    }
+
+    func testTagsThatDisagreeWithTheMovesAreReportedWithAFix() {
+        let text =
+            "[ECO \"C20\"]\n[Opening \"Sicilian Defense\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *"
+        let source = SourceText(text)
+        let found = Checker.check(source).diagnostics.filter { $0.code == .openingTags }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(
+            found.first?.message,
+            "The moves reach B90 Sicilian Defense: Najdorf Variation, but the ECO tag says \"C20\"")
+        XCTAssertEqual(found.first?.severity, .information)
+        XCTAssertEqual(found.first.map { source.string($0.range) }, "\"C20\"")
+        let fix = try? XCTUnwrap(found.first?.fixes.first)
+        XCTAssertEqual(fix?.title, "Set ECO to \"B90\"")
+        XCTAssertEqual(fix?.edits.map(\.text), ["\"B90\""])
+
+        // Both wrong: one diagnostic, one fix for both tags.
+        let both = "[ECO \"A00\"]\n[Opening \"King's Pawn Game\"]\n\n1. e4 e6 *"
+        let diagnostics = Checker.check(SourceText(both)).diagnostics.filter { $0.code == .openingTags }
+        XCTAssertEqual(
+            diagnostics.first?.message,
+            "The moves reach C00 French Defense, but the ECO tag says \"A00\" and the Opening tag says \"King's Pawn Game\""
+        )
+        XCTAssertEqual(diagnostics.first?.fixes.first?.edits.map(\.text), ["\"C00\"", "\"French Defense\""])
+    }
+
+    func testTagsThatAgreeOrAreMissingAreNotReported() {
+        for text in [
+            "[ECO \"B90\"]\n[Opening \"Sicilian Defense: Najdorf Variation\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
+            // The family is a shorter name of the same opening.
+            "[ECO \"B90\"]\n[Opening \"Sicilian Defense\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
+            "[Event \"x\"]\n\n1. e4 e6 *",
+            // A game from a position that is no named one.
+            "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n[ECO \"A00\"]\n\n1. O-O *",
+        ] {
+            XCTAssertEqual(codes(text).filter { $0.hasPrefix("opening-tags") }, [], text)
+        }
+    }
+}
