@@ -398,9 +398,9 @@ def test_workspace_configuration_reaches_the_server(emacs):
     answers = [m["message"] for m in emacs["messages"] if m["direction"] == "client"
                and m["message"].get("id") in {r["id"] for r in requests} and "method" not in m["message"]]
     assert answers and all(a.get("result") == [expected] for a in answers), answers
-    # null read as false: NAG and clock hints, no evaluation.
+    # null read as false: NAG and clock hints, no evaluation (and the opening's name).
     labels = sorted(hint["label"] for hint in seen["inlay_hints"])
-    assert labels == sorted(["!", "⏱ 0:05:00"]), seen["inlay_hints"]
+    assert labels == sorted(["!", "⏱ 0:05:00", "C20 King's Pawn Game"]), seen["inlay_hints"]
 
 
 def test_no_errors_in_the_exchange(emacs):

@@ -125,7 +125,8 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     labels = {(h["position"]["line"], h["position"]["character"]): h["label"] for h in hints}
     end_of_nxf7 = pos(BLUNDER, "Nxf7", delta=4)
     assert labels[(end_of_nxf7["line"], end_of_nxf7["character"])].startswith("?? −")
-    assert len(hints) == 14
+    # Fourteen from the review, and the opening's name.
+    assert len(hints) == 15 and sum(h["label"].startswith("C50 ") for h in hints) == 1
 
     # The code lens now shows each player's accuracy.
     lenses = stockfish.request("textDocument/codeLens", {"textDocument": {"uri": URI}})

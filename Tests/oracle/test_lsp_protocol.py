@@ -102,7 +102,7 @@ def test_positions_on_multibyte_text(client, file, encoding):
 
 def test_settings_from_initialization_options_configuration_and_changes(client):
     client.configuration = {"inlayHints": {"clocks": False}}
-    client.initialize(options={"pgn": {"inlayHints": {"nags": False}, "bogus": {"key": 1}}},
+    client.initialize(options={"pgn": {"inlayHints": {"nags": False, "opening": False}, "bogus": {"key": 1}}},
                       capabilities={"workspace": {"configuration": True}})
     warning = client.wait_for(lambda m: m.get("method") == "window/logMessage" and "bogus.key" in m["params"]["message"])
     assert warning["params"]["type"] == 2
@@ -119,7 +119,7 @@ def test_settings_from_initialization_options_configuration_and_changes(client):
 
 def test_a_false_setting_sent_as_null_by_eglot_is_false(client):
     # Emacs's eglot writes false as nil, which goes out as JSON null.
-    client.initialize(options={"pgn": {"inlayHints": {"nags": None, "clocks": None}}})
+    client.initialize(options={"pgn": {"inlayHints": {"nags": None, "clocks": None, "opening": None}}})
     client.open(URI, SAMPLE)
     full = {"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 50, "character": 0}}}
     assert client.request("textDocument/inlayHint", full) == []

@@ -237,11 +237,11 @@ def test_inlay_hints_show_nag_glyphs(default_run):
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_settings_reach_the_server(tmp_path, version):
-    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False}}, version)
+    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False, "opening": False}}, version)
     assert seen["diagnostics_arrived"]
     assert hint_labels(seen) == []
     # Neovim answers the server's workspace/configuration request with the `pgn` section.
-    assert {"inlayHints": {"nags": False}} in [answer[0] for answer in seen["configuration"]]
+    assert {"inlayHints": {"nags": False, "opening": False}} in [answer[0] for answer in seen["configuration"]]
 
 
 def test_fix_all_command_applies_the_safe_fixes(default_run):
@@ -258,7 +258,8 @@ def test_review_command_reports_the_blunder_and_gives_inlay_hints(default_run):
     for hints in default_run["review_hints"]:
         labels += [h["label"] if isinstance(h["label"], str) else "".join(p["value"] for p in h["label"])
                    for h in hints]
-    assert len(labels) == 14
+    # Fourteen from the review, and the opening's name.
+    assert len(labels) == 15 and "C50 Italian Game: Blackburne-Kostić Gambit" in labels, labels
     assert any(label.startswith("?? ") for label in labels), labels
 
 

@@ -23,9 +23,12 @@ FILES = [(f"{folder}/{name}", path) for folder in FOLDERS for name, path in shar
 
 
 def embedded_lines():
-    text = DATA.read_text()
-    body = text[text.index('#"""\n') + 5:text.rindex('\n"""#')]
-    return body.split("\n")
+    lines = DATA.read_text().split("\n")
+    first = next(i for i, line in enumerate(lines) if line.endswith('#"""')) + 1
+    last = next(i for i, line in enumerate(lines) if line.strip() == '"""#')
+    # The literal's lines are indented as its closing delimiter is: Swift strips that much.
+    indent = len(lines[last]) - len(lines[last].lstrip())
+    return [line[indent:] for line in lines[first:last]]
 
 
 def book():

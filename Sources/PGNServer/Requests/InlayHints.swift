@@ -3,8 +3,9 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
-    /// Inlay hints: the glyph of each NAG (`$4` → `??`), the clock of `[%clk]` and the value of
-    /// `[%eval]`, each kind switchable in the settings.
+    /// Inlay hints: the glyph of each NAG (`$4` → `??`), the clock of `[%clk]` with the time
+    /// the move took, the value of `[%eval]`, and the game's opening, each kind switchable in
+    /// the settings.
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
@@ -30,8 +31,11 @@ extension PGNLanguageServer {
                 for review in reviewHints(game, in: wanted) {
                     hint(review.offset, review.label, tooltip: review.tooltip)
                 }
+                var clocks = MoveClocks(a)
                 for node in a.syntax.nodes {
                     let end = node.range.upperBound + game.start
+                    let commands = node.kind == .comment ? CommentCommand.parse(a.source.string(node.range)) : []
+                    let spent = clocks.read(node, commands.map(\.command))
                     guard wanted.contains(end) || wanted.upperBound == end else { continue }
                     switch node.kind {
                     case .nag where settings.inlayNAGs && node.value >= 0:
@@ -41,10 +45,14 @@ extension PGNLanguageServer {
                             hint(end, glyph, tooltip: NAGMeanings.meaning(node.value) ?? "")
                         }
                     case .comment:
-                        for (command, _) in CommentCommand.parse(a.source.string(node.range)) {
+                        for (command, _) in commands {
                             switch command {
                             case .clock(let seconds) where settings.inlayClocks:
-                                hint(end, "⏱ \(CommentCommand.clockText(seconds))", tooltip: "Clock after the move")
+                                let took = spent.map { " · " + MoveClocks.durationText($0) } ?? ""
+                                hint(
+                                    end, "⏱ \(CommentCommand.clockText(seconds))\(took)",
+                                    tooltip: spent == nil
+                                        ? "Clock after the move" : "Clock after the move · time the move took")
                             case .evaluation(let value, let depth) where settings.inlayEvaluations:
                                 hint(
                                     end, value.text,
@@ -58,5 +66,51 @@ extension PGNLanguageServer {
             }
             return .array(hints)
         }
+    }
+}
+
+/// The time each mainline move took, from the `[%clk]` after it and the one after the same
+/// side's move before, plus the increment of the `TimeControl` tag (`180+2`): what lichess
+/// shows beside each move.
+struct MoveClocks {
+    private let increment: Double
+    private var depth = 0
+    /// The side of the last mainline move (0 White, 1 Black), and each side's last clock.
+    private var side: Int
+    private var last: [Double?] = [nil, nil]
+
+    init(_ game: GameAnalysis) {
+        let control = game.gameReplay.tag("TimeControl").flatMap { game.gameReplay.value(of: $0) } ?? ""
+        increment = control.split(separator: "+").dropFirst().first.flatMap { Double($0) } ?? 0
+        // The side before the first move: the first mainline move flips it.
+        side = game.start.position?.turn == .black ? 0 : 1
+    }
+
+    /// Follows the nodes in order; for a mainline comment with a clock, the seconds the move
+    /// before it took (nil for a side's first clock, and for a clock that went up by more
+    /// than the increment).
+    mutating func read(_ node: MovetextNode, _ commands: [CommentCommand]) -> Double? {
+        switch node.kind {
+        case .variationStart: depth += 1
+        case .variationEnd: depth = max(0, depth - 1)
+        case .move where depth == 0: side = 1 - side
+        case .comment where depth == 0:
+            for case .clock(let seconds) in commands {
+                defer { last[side] = seconds }
+                guard let before = last[side], before + increment >= seconds else { return nil }
+                return before + increment - seconds
+            }
+        default: break
+        }
+        return nil
+    }
+
+    /// `42 s`, `1 min 5 s`, `2 h 3 min`.
+    static func durationText(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if seconds < 10 && seconds != seconds.rounded() { return "\((seconds * 10).rounded() / 10) s" }
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return "\(whole / 60) min" + (whole % 60 == 0 ? "" : " \(whole % 60) s") }
+        return "\(whole / 3600) h" + (whole / 60 % 60 == 0 ? "" : " \(whole / 60 % 60) min")
     }
 }
