@@ -1,5 +1,6 @@
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// Semantic tokens are made per game and stitched; after edits, `full/delta` answers what
