@@ -1,5 +1,4 @@
 import LanguageServer
-import TestSupport
 import XCTest
 
 final class DocumentTests: XCTestCase {
@@ -244,5 +243,22 @@ final class DocumentTests: XCTestCase {
         XCTAssertEqual(try store.close("file:///a.pgn").text, "1. e4 e5")
         XCTAssertNil(store["file:///a.pgn"])
         XCTAssertThrowsError(try store.close("file:///a.pgn"))
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that random tests are the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
