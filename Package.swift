@@ -55,8 +55,9 @@ let package = Package(
             ]
         ),
         // Finds the test material: the project's copy under Tests/Fixtures, else ../shared's file,
-        // else the test is skipped.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // else the test is skipped. And the in-memory client that drives a server through the
+        // protocol, for the framework's tests and the PGN server's.
+        .target(name: "TestSupport", dependencies: ["LanguageServer"], path: "Tests/TestSupport"),
         .testTarget(name: "ChessCoreTests", dependencies: ["ChessCore", "TestSupport"]),
         .testTarget(name: "PGNTests", dependencies: ["PGN", "ChessCore", "TextPositions", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "ChessCore", "PGN"]),
@@ -66,6 +67,9 @@ let package = Package(
                 "GameStore", "PGN", "ChessCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "PGNServer", "PGN", "TestSupport"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "TestSupport"]),
+        // The PGN language's features through the protocol, one file per feature.
+        .testTarget(
+            name: "PGNServerTests", dependencies: ["PGNServer", "LanguageServer", "PGN", "ChessCore", "TestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import LanguageServer
+import TestSupport
 import XCTest
 
 /// A sleep that ends only when the test says so.

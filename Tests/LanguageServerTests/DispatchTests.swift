@@ -1,4 +1,5 @@
 import LanguageServer
+import TestSupport
 import XCTest
 
 /// Records what handlers saw, for tests to await.

@@ -1,4 +1,5 @@
 import LanguageServer
+import TestSupport
 import XCTest
 
 struct AddParams: Codable, Sendable {

@@ -1,4 +1,5 @@
 import LanguageServer
+import TestSupport
 import XCTest
 
 final class LifecycleTests: XCTestCase {

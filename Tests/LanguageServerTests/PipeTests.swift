@@ -1,5 +1,6 @@
 import Foundation
 import LanguageServer
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)

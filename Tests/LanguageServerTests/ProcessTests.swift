@@ -1,5 +1,6 @@
 import Foundation
 import LanguageServer
+import TestSupport
 import XCTest
 
 /// The built `pgn-lsp` binary, spoken to over pipes as an editor would.

@@ -2,11 +2,17 @@
 import os
 import pathlib
 import subprocess
+import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
+# The tests' helpers: their locator of test material (the project's copy under Tests/Fixtures, else
+# the shared folder's file) and the LSP client of the end-to-end tests.
+sys.path[:0] = [str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / folder) for folder in ("", "e2e")]
+from conftest import ROOT, shared  # noqa: E402
+
 PGN_LSP = ROOT / ".build" / "release" / "pgn-lsp"
+# The 1 MB lichess file every benchmark reads.
+LICHESS_1M = "corpus/lichess/lichess_db_1000k.pgn"
 
 
 def measure(args, stdin=None, cwd=None):
@@ -22,7 +28,7 @@ def measure(args, stdin=None, cwd=None):
 
 def big_lichess_file(copies=100):
     """The 1 MB lichess file concatenated `copies` times, made once under /tmp."""
-    source = SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn"
+    source = shared(LICHESS_1M)
     target = pathlib.Path("/tmp") / f"pgn-lsp-bench-lichess-x{copies}.pgn"
     # A blank line between copies keeps the games apart, as in any concatenated PGN file.
     data = source.read_bytes().rstrip(b"\n") + b"\n\n"

@@ -18,14 +18,14 @@ import pathlib
 import statistics
 import tempfile
 
-from common import PGN_LSP, SHARED, big_lichess_file, measure
+from common import LICHESS_1M, PGN_LSP, big_lichess_file, measure, shared
 
 GAMES = 43_800
 
 
 def distinct_lichess_file(copies=100):
     """The 1 MB lichess file `copies` times, copy k with `[Round "k"]`, made once under /tmp."""
-    source = SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn"
+    source = shared(LICHESS_1M)
     target = pathlib.Path("/tmp") / f"pgn-lsp-bench-lichess-distinct-x{copies}.pgn"
     data = source.read_bytes().rstrip(b"\n") + b"\n\n"
     chunks = [data.replace(b'[Round "-"]', b'[Round "%d"]' % (k + 1)) for k in range(copies)]

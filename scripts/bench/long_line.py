@@ -10,19 +10,15 @@ Usage: scripts/bench/long_line.py [--limit S] [--runs N] [BINARY...]
 """
 import argparse
 import os
-import pathlib
 import statistics
-import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / "oracle"))
-from common import SHARED  # noqa: E402
-import conftest  # noqa: E402
-from lsp_client import LSPClient  # noqa: E402
+from common import LICHESS_1M, ROOT, shared
+from lsp_client import LSPClient
 
 
 def documents():
-    lichess = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    lichess = shared(LICHESS_1M).read_text()
     return [
         ("1 MB lichess file on one line", lichess.replace("\r\n", " ").replace("\n", " ")),
         ("180 KB of `$1 ` on one line", "[Event \"x\"] 1. e4 " + "$1 " * 60_000 + "*"),
@@ -76,7 +72,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=float, default=60)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("binaries", nargs="*", default=[str(conftest.ROOT / ".build" / "release" / "pgn-lsp")])
+    parser.add_argument("binaries", nargs="*", default=[str(ROOT / ".build" / "release" / "pgn-lsp")])
     args = parser.parse_args()
     columns = ["diagnostics", "semantic tokens", "inlay hints", "document symbols"]
     print("| document | binary | " + " | ".join(columns) + " |")

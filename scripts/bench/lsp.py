@@ -8,15 +8,12 @@ Usage: scripts/bench/lsp.py [--edits N] [--requests N] [--big-edits N]   (build 
 $PGN_LSP names another binary)
 """
 import argparse
-import pathlib
 import random
 import statistics
-import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / "oracle"))
-from common import SHARED, big_lichess_file  # noqa: E402
-from lsp_client import LSPClient  # noqa: E402
+from common import LICHESS_1M, big_lichess_file, shared
+from lsp_client import LSPClient
 
 
 def percentile(values, p):
@@ -71,7 +68,7 @@ def main():
     args = parser.parse_args()
     rows = []
 
-    text = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    text = shared(LICHESS_1M).read_text()
     client = LSPClient()
     # Hover without the engine: its time is pgn.engine.hoverMs by design (scripts/bench/review.py).
     client.initialize(options={"pgn": {"engine": {"hoverMs": 0}}})

@@ -11,7 +11,6 @@ cached (the same hover again). Prints a Markdown table; medians of --runs runs.
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 
@@ -19,17 +18,16 @@ import chess
 import chess.engine
 import chess.pgn
 
-from common import PGN_LSP, ROOT, SHARED, measure
+from common import LICHESS_1M, PGN_LSP, measure, shared
 
-sys.path.insert(0, str(ROOT / "Tests" / "oracle"))
-from lsp_client import LSPClient  # noqa: E402
+from lsp_client import LSPClient
 
 STOCKFISH = "/usr/games/stockfish"
 
 
 def game_with_plies(plies):
     """The first lichess game of the corpus with exactly `plies` mainline plies, as PGN text."""
-    with open(SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn") as handle:
+    with open(shared(LICHESS_1M)) as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             if len(list(game.mainline_moves())) == plies:
                 return game

@@ -15,17 +15,14 @@ Usage: scripts/bench/typing.py [--keystrokes N] [--copies N] [--busy] [BINARY...
 import argparse
 import json
 import os
-import pathlib
 import re
 import statistics
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / "oracle"))
-from common import SHARED  # noqa: E402
-import conftest  # noqa: E402
-from lsp_client import LSPClient  # noqa: E402
+from common import LICHESS_1M, ROOT, shared
+from lsp_client import LSPClient
 
 # What VS Code's language client announces for these requests (vscode-languageclient 9).
 VSCODE = {
@@ -174,9 +171,9 @@ def main():
     parser.add_argument("--copies", type=int, default=1,
                         help="the 1 MB file this many times over (100: the 100 MB document)")
     parser.add_argument("--busy", action="store_true", help="with a CPU-bound process running beside")
-    parser.add_argument("binaries", nargs="*", default=[str(conftest.ROOT / ".build" / "release" / "pgn-lsp")])
+    parser.add_argument("binaries", nargs="*", default=[str(ROOT / ".build" / "release" / "pgn-lsp")])
     args = parser.parse_args()
-    text = (SHARED / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text() * args.copies
+    text = shared(LICHESS_1M).read_text() * args.copies
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     print("| client | binary | request | p50 | p95 |")
     print("|---|---|---|---|---|")

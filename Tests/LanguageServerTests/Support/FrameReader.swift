@@ -1,5 +1,6 @@
 import Foundation
 import LanguageServer
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,6 @@
-"""Shared fixtures for the tests that compare pgn-lsp with python-chess as an oracle."""
+"""What every Python test shares (Tests/oracle, the differential tests, and Tests/e2e, the end-to-end
+ones), and the benchmark scripts too: the one locator of test material (`shared`, `find_shared`,
+`shared_files`) and the binary under test."""
 from __future__ import annotations
 
 import os
@@ -7,7 +9,7 @@ import subprocess
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The project's copies of the shared folder's CC0 and MIT files, by the same paths, and the files
 # written for the tests (corpus/pgn-lsp).
 FIXTURES = ROOT / "Tests" / "Fixtures"

@@ -1,5 +1,7 @@
+import ChessCore
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// Semantic tokens are made per game and stitched; after edits, `full/delta` answers what
@@ -64,7 +66,7 @@ final class SemanticTokensTests: XCTestCase {
         let expected = try await fresh(text)
         XCTAssertEqual(data, expected)
 
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         func pick(_ bound: Int) -> Int { bound <= 1 ? 0 : Int.random(in: 0..<bound, using: &random) }
         let pieces = [" ", "{", "}", "(", ")", "Nf3 ", "\n", "[Site \"é\"]\n", "\n%esc\n", "1-0\n\n", "♞", ";x"]
         for version in 2...40 {

@@ -1,6 +1,7 @@
 import Foundation
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// The commands that take a game by position answer any position the client sends, however

@@ -1,5 +1,6 @@
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// The thread that reads messages applies edits and nothing more: the text is read once typing

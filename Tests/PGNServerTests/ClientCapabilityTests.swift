@@ -1,5 +1,6 @@
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// What the server sends depends on what the client announced: a client that announces

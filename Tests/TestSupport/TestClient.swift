@@ -2,12 +2,12 @@ import Foundation
 import LanguageServer
 import XCTest
 
-enum TestFailure: Error, CustomStringConvertible {
+public enum TestFailure: Error, CustomStringConvertible {
     case timedOut(String)
     case connectionClosed
     case unexpected(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .timedOut(let what): return "timed out waiting for \(what)"
         case .connectionClosed: return "the server closed the connection"
@@ -17,7 +17,7 @@ enum TestFailure: Error, CustomStringConvertible {
 }
 
 /// Messages from the server, taken by tests in any order they like.
-actor Inbox {
+public actor Inbox {
     private struct Waiter {
         var predicate: @Sendable (Message) -> Bool
         var continuation: CheckedContinuation<Message, any Error>
@@ -44,7 +44,7 @@ actor Inbox {
 
     /// Removes and returns the first message matching `predicate`, waiting for it if needed. The timeout
     /// only keeps a broken server from hanging the suite.
-    func take(
+    public func take(
         _ what: String, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (Message) -> Bool
     ) async throws -> Message {
         if let index = messages.firstIndex(where: predicate) { return messages.remove(at: index) }
@@ -65,20 +65,20 @@ actor Inbox {
     }
 
     /// The messages not taken yet.
-    var remaining: [Message] { messages }
+    public var remaining: [Message] { messages }
 
-    var isFinished: Bool { finished }
+    public var isFinished: Bool { finished }
 }
 
 /// A client that drives a `Server` in memory, through an `InMemoryConnection`.
-final class TestClient: Sendable {
-    let connection = InMemoryConnection()
-    let server: Server
-    let inbox = Inbox()
-    let exitStatus: Task<Int32, Never>
+public final class TestClient: Sendable {
+    public let connection = InMemoryConnection()
+    public let server: Server
+    public let inbox = Inbox()
+    public let exitStatus: Task<Int32, Never>
     private let ids = IDCounter()
 
-    init(configure: (Server) -> Void = { _ in }) {
+    public init(configure: (Server) -> Void = { _ in }) {
         server = Server(connection: connection)
         configure(server)
         let server = self.server
@@ -91,22 +91,22 @@ final class TestClient: Sendable {
         }
     }
 
-    func send(_ message: Message) {
+    public func send(_ message: Message) {
         connection.deliver(message)
     }
 
-    func notify(_ method: String, _ params: JSONValue? = nil) {
+    public func notify(_ method: String, _ params: JSONValue? = nil) {
         send(.notification(method: method, params: params))
     }
 
     /// Sends a request and returns its id without waiting.
-    func startRequest(_ method: String, _ params: JSONValue? = nil) -> RequestID {
+    public func startRequest(_ method: String, _ params: JSONValue? = nil) -> RequestID {
         let id = RequestID.integer(ids.next())
         send(.request(id: id, method: method, params: params))
         return id
     }
 
-    func response(to id: RequestID) async throws -> Result<JSONValue, ResponseError> {
+    public func response(to id: RequestID) async throws -> Result<JSONValue, ResponseError> {
         let message = try await inbox.take("response to \(id)") { message in
             if case .response(id, _) = message { return true }
             return false
@@ -115,12 +115,12 @@ final class TestClient: Sendable {
         return result
     }
 
-    func request(_ method: String, _ params: JSONValue? = nil) async throws -> Result<JSONValue, ResponseError> {
+    public func request(_ method: String, _ params: JSONValue? = nil) async throws -> Result<JSONValue, ResponseError> {
         try await response(to: startRequest(method, params))
     }
 
     /// The result of a request that must succeed.
-    func result(_ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+    public func result(_ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
         switch try await request(method, params) {
         case .success(let value): return value
         case .failure(let error): throw TestFailure.unexpected("\(method) failed: \(error)")
@@ -128,7 +128,7 @@ final class TestClient: Sendable {
     }
 
     /// The error of a request that must fail.
-    func error(_ method: String, _ params: JSONValue? = nil) async throws -> ResponseError {
+    public func error(_ method: String, _ params: JSONValue? = nil) async throws -> ResponseError {
         switch try await request(method, params) {
         case .success(let value): throw TestFailure.unexpected("\(method) succeeded with \(value)")
         case .failure(let error): return error
@@ -136,7 +136,7 @@ final class TestClient: Sendable {
     }
 
     /// The next request the server sends to the client.
-    func serverRequest(_ method: String) async throws -> (id: RequestID, params: JSONValue?) {
+    public func serverRequest(_ method: String) async throws -> (id: RequestID, params: JSONValue?) {
         let message = try await inbox.take("server request \(method)") { message in
             if case .request(_, method, _) = message { return true }
             return false
@@ -145,7 +145,7 @@ final class TestClient: Sendable {
         return (id, params)
     }
 
-    func notification(_ method: String) async throws -> JSONValue? {
+    public func notification(_ method: String) async throws -> JSONValue? {
         let message = try await inbox.take("notification \(method)") { message in
             if case .notification(method, _) = message { return true }
             return false
@@ -155,7 +155,7 @@ final class TestClient: Sendable {
     }
 
     /// Responses not taken by the test: a response to a notification would show up here.
-    func unclaimedResponses() async -> [Message] {
+    public func unclaimedResponses() async -> [Message] {
         await inbox.remaining.filter {
             if case .response = $0 { return true }
             return false
@@ -163,7 +163,8 @@ final class TestClient: Sendable {
     }
 
     @discardableResult
-    func initialize(positionEncodings: [String]? = nil, capabilities: JSONValue = [:]) async throws -> JSONValue {
+    public func initialize(positionEncodings: [String]? = nil, capabilities: JSONValue = [:]) async throws -> JSONValue
+    {
         var capabilities = capabilities.objectValue ?? [:]
         if let positionEncodings {
             capabilities["general"] = ["positionEncodings": .array(positionEncodings.map { .string($0) })]
@@ -174,7 +175,7 @@ final class TestClient: Sendable {
         return result
     }
 
-    func open(_ uri: String, _ text: String, version: Int = 1) {
+    public func open(_ uri: String, _ text: String, version: Int = 1) {
         notify(
             "textDocument/didOpen",
             [
@@ -184,14 +185,14 @@ final class TestClient: Sendable {
             ])
     }
 
-    func change(_ uri: String, version: Int, _ changes: [JSONValue]) {
+    public func change(_ uri: String, version: Int, _ changes: [JSONValue]) {
         notify(
             "textDocument/didChange",
             ["textDocument": ["uri": .string(uri), "version": .integer(version)], "contentChanges": .array(changes)])
     }
 
     /// Shuts the server down and has it exit; returns the exit status.
-    func shutdownAndExit() async throws -> Int32 {
+    public func shutdownAndExit() async throws -> Int32 {
         _ = try await result("shutdown")
         notify("exit")
         return await exitStatus.value
@@ -216,7 +217,7 @@ final class NSLockedInt: @unchecked Sendable {
 }
 
 /// An incremental change as JSON.
-func changeEvent(_ range: LSPRange?, _ text: String) -> JSONValue {
+public func changeEvent(_ range: LSPRange?, _ text: String) -> JSONValue {
     var members: [String: JSONValue] = ["text": .string(text)]
     if let range {
         members["range"] = [
@@ -228,7 +229,7 @@ func changeEvent(_ range: LSPRange?, _ text: String) -> JSONValue {
 }
 
 /// Registers `test/documentText`, which answers the text and version of a document as the request sees it.
-func registerDocumentText(_ server: Server) {
+public func registerDocumentText(_ server: Server) {
     server.registerRequest("test/documentText") { params, context in
         let document = try context.document(params["textDocument"]?["uri"]?.stringValue ?? "")
         return ["text": .string(document.text), "version": .integer(document.version)]
@@ -236,14 +237,16 @@ func registerDocumentText(_ server: Server) {
 }
 
 /// A latch that async code can wait on and any thread can open.
-final class Gate: Sendable {
+public final class Gate: Sendable {
+    public init() {}
+
     private let state = GateState()
 
-    func open() {
+    public func open() {
         state.open()
     }
 
-    func wait() async {
+    public func wait() async {
         await withCheckedContinuation { continuation in state.wait(continuation) }
     }
 }
@@ -276,7 +279,7 @@ private final class GateState: @unchecked Sendable {
 
 extension Result where Failure == ResponseError {
     /// The error code of a failed response; nil for a result.
-    var errorCode: ErrorCode? {
+    public var errorCode: ErrorCode? {
         if case .failure(let error) = self { return error.code }
         return nil
     }

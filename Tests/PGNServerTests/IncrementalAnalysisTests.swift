@@ -1,3 +1,4 @@
+import ChessCore
 import Foundation
 import LanguageServer
 import PGN
@@ -28,7 +29,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     ]
 
     /// 1 to 20 bytes of PGN-ish text.
-    static func insertion(_ random: inout SeededGenerator) -> String {
+    static func insertion(_ random: inout SplitMix64) -> String {
         var text = ""
         let length = Int.random(in: 1...20, using: &random)
         while text.utf8.count < length {
@@ -39,7 +40,7 @@ final class IncrementalAnalysisTests: XCTestCase {
 
     /// A random edit of `bytes`, as a content change of `document`: an insertion, a deletion or a
     /// replacement of 1 to 20 bytes, often at a game boundary, a tag or a result.
-    static func randomChange(_ document: Document, _ random: inout SeededGenerator) -> TextDocumentContentChangeEvent {
+    static func randomChange(_ document: Document, _ random: inout SplitMix64) -> TextDocumentContentChangeEvent {
         let bytes = document.bytes
         func boundary(_ offset: Int) -> Int {
             var offset = min(max(offset, 0), bytes.count)
@@ -109,7 +110,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     /// Applies `count` random edits to `text` and compares the incremental reading with a reading of
     /// the whole text after each.
     func checkRandomEdits(_ text: String, count: Int, seed: UInt64, mode: Mode, name: String) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let incremental = PGNAnalyzer()
         let whole = PGNAnalyzer(incremental: false)
         let uri = "file:///random.pgn"
@@ -352,7 +353,7 @@ final class IncrementalAnalysisTests: XCTestCase {
     }
 
     func testCombinedEditsDescribeTheWholeChange() {
-        var random = SeededGenerator(seed: 9)
+        var random = SplitMix64(seed: 9)
         for _ in 0..<2000 {
             var text = (0..<Int.random(in: 0...30, using: &random)).map { _ in
                 UInt8.random(in: 97...100, using: &random)

@@ -1,5 +1,6 @@
 import LanguageServer
 import PGNServer
+import TestSupport
 import XCTest
 
 /// Documents no editor should be able to kill the server with: numbers too large to show,

@@ -1,0 +1,66 @@
+import LanguageServer
+import PGNServer
+import TestSupport
+
+/// What the feature tests share: a new PGN server behind the in-memory client, with one
+/// document open, and the JSON of positions and ranges as the protocol writes them.
+extension TestClient {
+    /// A client of a new PGN server that announced `capabilities` and opened `text` at `uri`.
+    static func pgn(
+        _ text: String, uri: String = testURI, capabilities: JSONValue = [:]
+    ) async throws -> TestClient {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize(capabilities: capabilities)
+        client.open(uri, text)
+        return client
+    }
+}
+
+/// The document the feature tests open.
+let testURI = "file:///feature.pgn"
+
+/// `{"uri": uri}`, the `textDocument` of a request.
+func textDocument(_ uri: String = testURI) -> JSONValue { ["uri": .string(uri)] }
+
+/// A position as JSON (UTF-16 columns, the default encoding).
+func position(_ line: Int, _ character: Int) -> JSONValue {
+    ["line": .integer(line), "character": .integer(character)]
+}
+
+/// A range as JSON, from (line, character) to (line, character).
+func range(_ startLine: Int, _ startCharacter: Int, _ endLine: Int, _ endCharacter: Int) -> JSONValue {
+    ["start": position(startLine, startCharacter), "end": position(endLine, endCharacter)]
+}
+
+/// The params of a request at a position of the test document.
+func at(_ line: Int, _ character: Int, uri: String = testURI) -> JSONValue {
+    ["textDocument": textDocument(uri), "position": position(line, character)]
+}
+
+/// Two games, the first with a one-line variation and a comment over two lines, the second
+/// with a clock comment and no result tag. By line:
+///
+///     0  [Event "Casual"]              8  [Event "Second"]
+///     1  [White "Anna"]                9  [White "Carl"]
+///     2  [Black "Boris"]              10  [Black "Dora"]
+///     3  [Result "1-0"]               11
+///     4                               12  1. d4 {[%clk 0:03:00]} d5 2. c4 *
+///     5  1. e4 e5 2. Nf3 (2. f4 exf4) 2... Nc6 {A long
+///     6  comment} 3. Bb5 1-0
+///     7
+let twoGames = """
+    [Event "Casual"]
+    [White "Anna"]
+    [Black "Boris"]
+    [Result "1-0"]
+
+    1. e4 e5 2. Nf3 (2. f4 exf4) 2... Nc6 {A long
+    comment} 3. Bb5 1-0
+
+    [Event "Second"]
+    [White "Carl"]
+    [Black "Dora"]
+
+    1. d4 {[%clk 0:03:00]} d5 2. c4 *
+
+    """
