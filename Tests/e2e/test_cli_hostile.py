@@ -71,7 +71,7 @@ def test_check_reports_a_file_that_fails_to_read_in_json():
     assert result.returncode == 2
     assert "cannot read /proc/self/mem: Input/output error" in result.stderr.decode()
     reports = json.loads(result.stdout)
-    assert reports[0] == {"path": "/proc/self/mem", "diagnostics": [], "games": 0,
+    assert reports[0] == {"path": "/proc/self/mem", "diagnostics": [], "games": 0, "openings": [],
                           "error": "cannot read /proc/self/mem: Input/output error"}
     assert reports[1]["games"] == 3
 
