@@ -9,8 +9,7 @@ extension PGNLanguageServer {
     func registerCompletion() {
         server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
         server.registerRequest("textDocument/completion") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let offset = try offset(params, in: document, context)
+            let (document, analysis, offset) = try placeParams(params, context).parts
             let bytes = document.bytes
             let encoding = context.positionEncoding
             // The word being typed.
@@ -20,9 +19,9 @@ extension PGNLanguageServer {
             }
             let prefix = String(decoding: bytes[wordStart..<offset], as: UTF8.self)
             let replace = range(wordStart..<offset, document, encoding)
-            func item(_ label: String, kind: Int, detail: String?, sort: Int) -> JSONValue {
+            func item(_ label: String, kind: CompletionItemKind, detail: String?, sort: Int) -> JSONValue {
                 var object: [String: JSONValue] = [
-                    "label": .string(label), "kind": .integer(kind),
+                    "label": .string(label), "kind": JSONValue(kind),
                     "textEdit": ["range": replace, "newText": .string(label)],
                     "sortText": .string(String(format: "%04d", sort)), "filterText": .string(label),
                 ]
@@ -42,7 +41,8 @@ extension PGNLanguageServer {
                     return .array(
                         tagValues(String(name)).enumerated().map { index, value in
                             [
-                                "label": .string(value.0), "kind": 12, "detail": .string(value.1),
+                                "label": .string(value.0), "kind": JSONValue(CompletionItemKind.value),
+                                "detail": .string(value.1),
                                 "textEdit": ["range": valueRange, "newText": .string(value.0)],
                                 "sortText": .string(String(format: "%04d", index)),
                             ]
@@ -50,7 +50,7 @@ extension PGNLanguageServer {
                 }
                 return .array(
                     Self.tagNames.enumerated().filter { $0.element.hasPrefix(prefix) }.map {
-                        item($0.element, kind: 10, detail: TagMeanings.meaning($0.element), sort: $0.offset)
+                        item($0.element, kind: .property, detail: TagMeanings.meaning($0.element), sort: $0.offset)
                     })
             }
             // NAGs after `$`.
@@ -60,7 +60,8 @@ extension PGNLanguageServer {
                     values.map { "$\($0)" }.enumerated().filter { $0.element.hasPrefix(prefix) }.map { index, label in
                         let value = Int(label.dropFirst())!
                         let glyph = NAGMeanings.glyph(value).map { "\($0) " } ?? ""
-                        return item(label, kind: 12, detail: glyph + (NAGMeanings.meaning(value) ?? ""), sort: index)
+                        return item(
+                            label, kind: .value, detail: glyph + (NAGMeanings.meaning(value) ?? ""), sort: index)
                     })
             }
             // Moves: replay the line up to the cursor.
@@ -75,7 +76,8 @@ extension PGNLanguageServer {
                 else { continue }
                 let piece = position.piece(at: move.from)
                 items.append(
-                    item(san, kind: 6, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index))
+                    item(san, kind: .variable, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index)
+                )
             }
             return ["isIncomplete": false, "items": .array(items)]
         }

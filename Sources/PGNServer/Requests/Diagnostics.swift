@@ -115,7 +115,7 @@ extension PGNLanguageServer {
         return analysis.diagnostics.filter(settings.wants).map { diagnostic in
             var object: [String: JSONValue] = [
                 "range": range(diagnostic.range, document, encoding),
-                "severity": .integer(diagnostic.severity.lsp),
+                "severity": JSONValue(diagnostic.severity.lsp),
                 "code": .string(diagnostic.code.rawValue),
                 "source": "pgn",
                 "message": .string(diagnostic.message),

@@ -9,8 +9,7 @@ extension PGNLanguageServer {
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let offset = try offset(params, in: document, context)
+            let (document, analysis, offset) = try placeParams(params, context).parts
             guard let game = analysis.game(at: offset) else { return .null }
             let local = offset - game.start
             let a = game.analysis

@@ -234,8 +234,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let wanted = try byteRange(params["range"], document, context.positionEncoding)
+            let (document, analysis, wanted) = try rangeParams(params, context).parts
             let lines =
                 document.position(of: wanted.lowerBound, encoding: context.positionEncoding)
                 .line...document.position(of: wanted.upperBound, encoding: context.positionEncoding).line
