@@ -58,12 +58,19 @@ final class DocumentSyncTests: XCTestCase {
 
     func testObserversSeeEveryChangeWithItsByteRanges() async throws {
         let events = EventLog()
+        let stamp = Locked<UInt64>(0)
         let client = TestClient { server in
             registerDocumentText(server)
             server.observeDocuments { event, _ in
                 switch event {
-                case .opened(let document): events.append("open \(document.version) \(document.text)")
-                case .changed(let document, let edits):
+                case .opened(let document):
+                    stamp.withLock { $0 = document.history.stamp }
+                    events.append("open \(document.version) \(document.text)")
+                case .changed(let document):
+                    let edits = stamp.withLock { stamp in
+                        defer { stamp = document.history.stamp }
+                        return document.history.edits(since: stamp) ?? []
+                    }
                     events.append("change \(document.version) \(edits.map(\.description).joined(separator: ", "))")
                 case .saved(let document, _): events.append("save \(document.version)")
                 case .closed(let document): events.append("close \(document.uri)")

@@ -231,14 +231,15 @@ final class DocumentTests: XCTestCase {
 
     func testStoreOpensChangesAndCloses() throws {
         var store = DocumentStore()
-        store.open(TextDocumentItem(uri: "file:///a.pgn", languageId: "pgn", version: 1, text: "1. e4"))
-        let (document, edits) = try store.change(
+        let opened = store.open(TextDocumentItem(uri: "file:///a.pgn", languageId: "pgn", version: 1, text: "1. e4"))
+        let document = try store.change(
             DidChangeTextDocumentParams(
                 textDocument: VersionedTextDocumentIdentifier(uri: "file:///a.pgn", version: 2),
                 contentChanges: [TextDocumentContentChangeEvent(range: LSPRange(0, 5, 0, 5), text: " e5")]),
             encoding: .utf16)
         XCTAssertEqual(document.text, "1. e4 e5")
-        XCTAssertEqual(edits, [AppliedEdit(replacedRange: 5..<5, insertedLength: 3)])
+        XCTAssertEqual(
+            document.history.edits(since: opened.history.stamp), [AppliedEdit(replacedRange: 5..<5, insertedLength: 3)])
         XCTAssertEqual(store["file:///a.pgn"]?.version, 2)
         XCTAssertEqual(try store.close("file:///a.pgn").text, "1. e4 e5")
         XCTAssertNil(store["file:///a.pgn"])
