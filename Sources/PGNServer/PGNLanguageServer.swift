@@ -65,7 +65,8 @@ public final class PGNLanguageServer: Sendable {
         guard let line = params["position"]?["line"]?.intValue,
             let character = params["position"]?["character"]?.intValue
         else { throw ResponseError(.invalidParams, "position is missing or not a pair of integers") }
-        let offset = document.offset(of: Position(line: line, character: character), encoding: context.positionEncoding)
+        let offset = document.offset(
+            of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
         return PlaceParams(document: document, analysis: analysis, offset: offset)
     }
 

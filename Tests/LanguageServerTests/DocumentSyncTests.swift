@@ -14,7 +14,7 @@ final class DocumentSyncTests: XCTestCase {
         for n in 1...200 {
             let piece = n % 10 == 0 ? "\n" : "\(n)é "
             let lines = expected.split(separator: "\n", omittingEmptySubsequences: false)
-            let end = Position(line: lines.count - 1, character: lines.last!.utf16.count)
+            let end = LSPPosition(line: lines.count - 1, character: lines.last!.utf16.count)
             client.change("file:///game.pgn", version: n + 1, [changeEvent(LSPRange(start: end, end: end), piece)])
             expected += piece
         }

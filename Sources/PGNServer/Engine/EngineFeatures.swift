@@ -226,7 +226,7 @@ extension PGNLanguageServer {
                 throw ResponseError(.invalidParams, "\(name) takes a position whose line and character are 0 or more")
             }
             let offset = document.offset(
-                of: Position(line: line, character: character), encoding: context.positionEncoding)
+                of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
             guard let index = analysis.gameIndex(at: offset) else {
                 // People count lines from 1; a line past the end of the document has no such number.
                 let place = line < document.lineCount ? "at line \(line + 1)" : "after the end of the document"

@@ -109,16 +109,16 @@ extension PGNLanguageServer {
     }
 
     /// The position in which a move typed at `offset` would be played, or nil where no move can go.
-    func positionForNextMove(_ analysis: DocumentAnalysis, at offset: Int) -> ChessCore.Position? {
+    func positionForNextMove(_ analysis: DocumentAnalysis, at offset: Int) -> Position? {
         guard let game = analysis.game(at: offset) ?? analysis.games.last(where: { $0.range.upperBound <= offset })
         else {
-            return ChessCore.Position.startingPosition
+            return Position.startingPosition
         }
         let a = game.analysis
         let local = offset - game.start
         if let result = a.syntax.resultIndex, a.syntax.nodes[result].range.upperBound <= local {
             // After the game's result: a new game starts here.
-            return ChessCore.Position.startingPosition
+            return Position.startingPosition
         }
         guard let start = a.start.position else { return nil }
         var replayer = LineReplayer(start: start)

@@ -294,8 +294,8 @@ extension PGNLanguageServer {
         if let lines {
             wanted =
                 document.offset(
-                    of: Position(line: lines.lowerBound, character: 0), encoding: encoding)..<document
-                .offset(of: Position(line: lines.upperBound + 1, character: 0), encoding: encoding)
+                    of: LSPPosition(line: lines.lowerBound, character: 0), encoding: encoding)..<document
+                .offset(of: LSPPosition(line: lines.upperBound + 1, character: 0), encoding: encoding)
         }
         var segments: [TokenSegment] = []
         // Comments and escape lines between games (and before the first, after the last).

@@ -80,7 +80,7 @@ extension PGNLanguageServer {
                 guard let line = position["line"]?.intValue, let character = position["character"]?.intValue else {
                     throw ResponseError(.invalidParams, "positions must be positions")
                 }
-                let offset = document.offset(of: Position(line: line, character: character), encoding: encoding)
+                let offset = document.offset(of: LSPPosition(line: line, character: character), encoding: encoding)
                 var ranges: [Range<Int>] = [0..<document.bytes.count]
                 if let game = analysis.game(at: offset) {
                     let a = game.analysis

@@ -181,10 +181,10 @@ extension PGNLanguageServer {
     func workspaceRoots(_ context: RequestContext) -> [URL] {
         let params = context.session.initializeParams
         var roots: [URL] = []
-        for folder in params.json["workspaceFolders"]?.arrayValue ?? [] {
-            if let uri = folder["uri"]?.stringValue, let url = URL(string: uri), url.isFileURL { roots.append(url) }
+        for folder in params.workspaceFolders ?? [] {
+            if let url = URL(string: folder.uri), url.isFileURL { roots.append(url) }
         }
-        if roots.isEmpty, let uri = params.json["rootUri"]?.stringValue, let url = URL(string: uri), url.isFileURL {
+        if roots.isEmpty, let uri = params.rootURI, let url = URL(string: uri), url.isFileURL {
             roots.append(url)
         }
         return roots
