@@ -83,11 +83,12 @@ extension PGNLanguageServer {
         }
     }
 
-    static let tagNames = [
-        "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "WhiteTitle",
-        "BlackTitle", "ECO", "Opening", "Variation", "TimeControl", "Termination", "Annotator", "PlyCount",
-        "EventDate", "FEN", "SetUp", "Variant", "UTCDate", "UTCTime", "Mode",
-    ]
+    static let tagNames =
+        GameReplay.sevenTagRoster + [
+            "WhiteElo", "BlackElo", "WhiteTitle", "BlackTitle", "ECO", "Opening", "Variation", "TimeControl",
+            "Termination", "Annotator", "PlyCount",
+            "EventDate", "FEN", "SetUp", "Variant", "UTCDate", "UTCTime", "Mode",
+        ]
 
     func tagValues(_ name: String) -> [(String, String)] {
         switch name {

@@ -69,11 +69,11 @@ extension PGNLanguageServer {
 
     func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int) -> String {
         let side = move.before.turn
-        let number = move.before.fullmoveNumber
+        let number = PGNWriter.moveNumber(move.before.fullmoveNumber, black: side == .black)
         let san = move.before.san(move.move)
         var lines: [String] = []
         let where_ = move.depth == 0 ? "" : " (variation)"
-        lines.append("**\(number)\(side == .white ? "." : "...") \(san)** — \(side)\(where_)")
+        lines.append("**\(number) \(san)** — \(side)\(where_)")
         lines.append("")
         lines.append("FEN after the move: `\(move.after.fen)`")
         lines.append("")
