@@ -28,7 +28,7 @@ struct JSONBenchmark: ParsableCommand {
         message.raw(",\"uri\":\"file:///bench.pgn\",\"version\":1}}}")
         let body = message.bytes
         let data = Data(body)
-        print("didOpen message: \(body.count) bytes")
+        say("didOpen message: \(body.count) bytes")
         report("read, own parser (Message.decode)") {
             guard case .success(.notification(_, let params)) = Message.decode(frame: body),
                 params?["textDocument"]?["text"]?.stringValue?.utf8.count == text.utf8.count
@@ -44,7 +44,7 @@ struct JSONBenchmark: ParsableCommand {
         }
 
         let values = (0..<integers).map { Int32(truncatingIfNeeded: $0 &* 7919 % 100_000) }
-        print("array of \(integers) integers")
+        say("array of \(integers) integers")
         report("write, own writer (JSONValue.integers)") {
             let bytes = JSONValue.integers(values).serialized()
             precondition(bytes.count > integers)
@@ -68,7 +68,12 @@ struct JSONBenchmark: ParsableCommand {
             seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
         let median = seconds.sorted()[seconds.count / 2]
-        print(
+        say(
             "\(label): median \(String(format: "%.2f", median)) s of \(seconds.map { String(format: "%.2f", $0) })")
+    }
+
+    /// A line on standard output at once, so that a long run shows each figure as it comes.
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
