@@ -9,7 +9,7 @@ import ChessCore
 /// never adds anything (a missing tag or result stays missing). A game it cannot write back
 /// safely — one with syntax errors, or with `%` escape lines — comes back unchanged.
 public enum ExportFormat {
-    private static let roster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+    private static let roster = GameReplay.sevenTagRoster
 
     /// The export-format text of one game, ending with a line break.
     public static func format(_ replay: GameReplay, lineLength: Int = 80) -> String {

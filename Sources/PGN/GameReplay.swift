@@ -121,7 +121,8 @@ public struct GameReplay {
         return start..<min(start + 1, valueRange.upperBound)
     }
 
-    private static let sevenTagRoster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+    /// The tags every game should have, in the order PGN writes them.
+    public static let sevenTagRoster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 
     private func checkTags(
         start: GameStart,

@@ -50,12 +50,40 @@ public final class PGNLanguageServer: Sendable {
         return (document, analyzer.analysis(of: document))
     }
 
-    /// The byte offset of the request's `position`.
-    func offset(_ params: JSONValue, in document: Document, _ context: RequestContext) throws -> Int {
+    /// The params of a request about one place (`textDocument`, `position`), read once.
+    struct PlaceParams {
+        let document: Document
+        let analysis: DocumentAnalysis
+        /// The byte offset of `position`.
+        let offset: Int
+
+        var parts: (Document, DocumentAnalysis, Int) { (document, analysis, offset) }
+    }
+
+    func placeParams(_ params: JSONValue, _ context: RequestContext) throws -> PlaceParams {
+        let (document, analysis) = try analysis(params, context)
         guard let line = params["position"]?["line"]?.intValue,
             let character = params["position"]?["character"]?.intValue
         else { throw ResponseError(.invalidParams, "position is missing or not a pair of integers") }
-        return document.offset(of: Position(line: line, character: character), encoding: context.positionEncoding)
+        let offset = document.offset(
+            of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
+        return PlaceParams(document: document, analysis: analysis, offset: offset)
+    }
+
+    /// The params of a request about a range (`textDocument`, `range`), read once.
+    struct RangeParams {
+        let document: Document
+        let analysis: DocumentAnalysis
+        /// The bytes of `range`.
+        let range: Range<Int>
+
+        var parts: (Document, DocumentAnalysis, Range<Int>) { (document, analysis, range) }
+    }
+
+    func rangeParams(_ params: JSONValue, _ context: RequestContext) throws -> RangeParams {
+        let (document, analysis) = try analysis(params, context)
+        let range = try byteRange(params["range"], document, context.positionEncoding)
+        return RangeParams(document: document, analysis: analysis, range: range)
     }
 
     func range(_ byteRange: Range<Int>, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
@@ -75,7 +103,14 @@ public final class PGNLanguageServer: Sendable {
 }
 
 extension Diagnostic.Severity {
-    var lsp: Int { rawValue }
+    var lsp: DiagnosticSeverity {
+        switch self {
+        case .error: return .error
+        case .warning: return .warning
+        case .information: return .information
+        case .hint: return .hint
+        }
+    }
 }
 
 extension Range<Int> {

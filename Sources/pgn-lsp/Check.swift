@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LanguageServer
 import PGN
 
 struct Check: ParsableCommand {
@@ -39,8 +40,11 @@ struct Check: ParsableCommand {
         for (k, path) in files.enumerated() {
             let display = path == "-" ? "<stdin>" : path
             if format == .json {
-                output.write(k == 0 ? "\n" : ",\n")
-                output.write("{\"path\":\(jsonString(display)),\"diagnostics\":[")
+                var header = JSONText()
+                header.raw(k == 0 ? "\n{\"path\":" : ",\n{\"path\":")
+                header.string(display)
+                header.raw(",\"diagnostics\":[")
+                output.write(header.bytes)
             }
             var first = true
             var fileGames = 0
@@ -75,15 +79,28 @@ struct Check: ParsableCommand {
                                 "\(display):\(start.line + 1):\(start.column + 1): \(diagnostic.severity.name): \(diagnostic.message) [\(diagnostic.code.rawValue)]\n"
                             )
                         case .json:
-                            output.write(first ? "\n" : ",\n")
+                            var object = JSONText(capacity: 256)
+                            object.raw(first ? "\n{\"line\":" : ",\n{\"line\":")
                             first = false
-                            var object = "{\"line\":\(start.line + 1),\"column\":\(start.column + 1),"
-                            object += "\"endLine\":\(end.line + 1),\"endColumn\":\(end.column + 1),"
-                            object +=
-                                "\"severity\":\"\(diagnostic.severity.name)\",\"code\":\"\(diagnostic.code.rawValue)\","
-                            object += "\"message\":\(jsonString(diagnostic.message))"
-                            if let game = diagnostic.game { object += ",\"game\":\(game + 1)" }
-                            output.write(object + "}")
+                            object.integer(start.line + 1)
+                            object.raw(",\"column\":")
+                            object.integer(start.column + 1)
+                            object.raw(",\"endLine\":")
+                            object.integer(end.line + 1)
+                            object.raw(",\"endColumn\":")
+                            object.integer(end.column + 1)
+                            object.raw(",\"severity\":")
+                            object.string(diagnostic.severity.name)
+                            object.raw(",\"code\":")
+                            object.string(diagnostic.code.rawValue)
+                            object.raw(",\"message\":")
+                            object.string(diagnostic.message)
+                            if let game = diagnostic.game {
+                                object.raw(",\"game\":")
+                                object.integer(game + 1)
+                            }
+                            object.raw("}")
+                            output.write(object.bytes)
                         }
                     }
                 }
@@ -94,14 +111,24 @@ struct Check: ParsableCommand {
             }
             games += fileGames
             if format == .json {
-                output.write("],\"games\":\(fileGames),\"openings\":[")
-                output.write(
-                    openings.map { opening in
-                        opening.map { "{\"eco\":\(jsonString($0.eco)),\"name\":\(jsonString($0.name))}" } ?? "null"
-                    }.joined(separator: ","))
-                output.write("]")
-                if let failure { output.write(",\"error\":\(jsonString(failure))") }
-                output.write("}")
+                var footer = JSONText()
+                footer.raw("],\"games\":")
+                footer.integer(fileGames)
+                footer.raw(",\"openings\":")
+                footer.array(openings) { text, opening in
+                    guard let opening else { return text.raw("null") }
+                    text.raw("{\"eco\":")
+                    text.string(opening.eco)
+                    text.raw(",\"name\":")
+                    text.string(opening.name)
+                    text.raw("}")
+                }
+                if let failure {
+                    footer.raw(",\"error\":")
+                    footer.string(failure)
+                }
+                footer.raw("}")
+                output.write(footer.bytes)
             }
             if let failure {
                 // Whatever was read is checked; the other files still are.
@@ -153,7 +180,11 @@ final class OutputBuffer {
     private(set) var failure: Int32?
 
     func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
+        write(Array(text.utf8))
+    }
+
+    func write(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count > 1 << 16 { flush() }
     }
 
@@ -161,24 +192,6 @@ final class OutputBuffer {
         if failure == nil { failure = writeAll(STDOUT_FILENO, buffer) }
         buffer.removeAll(keepingCapacity: true)
     }
-}
-
-func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
 }
 
 /// Reads a file in pieces that hold whole games, checks the pieces on every core, and hands

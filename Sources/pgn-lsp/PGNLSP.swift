@@ -5,7 +5,10 @@ struct PGNLSP: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pgn-lsp",
         abstract: "A language server and command-line toolkit for chess games in PGN.",
-        subcommands: [Serve.self, Check.self, Review.self, Import.self, Export.self, Perft.self, Positions.self],
+        subcommands: [
+            Serve.self, Check.self, Review.self, Import.self, Export.self, Perft.self, Positions.self,
+            JSONBenchmark.self,
+        ],
         defaultSubcommand: Serve.self
     )
 }

@@ -15,7 +15,7 @@ final class DocumentSyncTests: XCTestCase {
         for n in 1...200 {
             let piece = n % 10 == 0 ? "\n" : "\(n)é "
             let lines = expected.split(separator: "\n", omittingEmptySubsequences: false)
-            let end = Position(line: lines.count - 1, character: lines.last!.utf16.count)
+            let end = LSPPosition(line: lines.count - 1, character: lines.last!.utf16.count)
             client.change("file:///game.pgn", version: n + 1, [changeEvent(LSPRange(start: end, end: end), piece)])
             expected += piece
         }
@@ -59,12 +59,19 @@ final class DocumentSyncTests: XCTestCase {
 
     func testObserversSeeEveryChangeWithItsByteRanges() async throws {
         let events = EventLog()
+        let stamp = Locked<UInt64>(0)
         let client = TestClient { server in
             registerDocumentText(server)
             server.observeDocuments { event, _ in
                 switch event {
-                case .opened(let document): events.append("open \(document.version) \(document.text)")
-                case .changed(let document, let edits):
+                case .opened(let document):
+                    stamp.withLock { $0 = document.history.stamp }
+                    events.append("open \(document.version) \(document.text)")
+                case .changed(let document):
+                    let edits = stamp.withLock { stamp in
+                        defer { stamp = document.history.stamp }
+                        return document.history.edits(since: stamp) ?? []
+                    }
                     events.append("change \(document.version) \(edits.map(\.description).joined(separator: ", "))")
                 case .saved(let document, _): events.append("save \(document.version)")
                 case .closed(let document): events.append("close \(document.uri)")

@@ -19,46 +19,46 @@ final class DocumentTests: XCTestCase {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
         let expected = [(0, 0), (1, 1), (2, 3), (3, 4), (4, 6), (5, 9), (6, 12), (8, 16), (9, 17)]
         for (character, offset) in expected {
-            let position = Position(line: 0, character: character)
+            let position = LSPPosition(line: 0, character: character)
             XCTAssertEqual(document.offset(of: position, encoding: .utf16), offset, "\(position)")
             XCTAssertEqual(document.position(of: offset, encoding: .utf16), position, "\(offset)")
         }
-        XCTAssertEqual(document.offset(of: Position(line: 1, character: 3), encoding: .utf16), 22)
-        XCTAssertEqual(document.position(of: 22, encoding: .utf16), Position(line: 1, character: 3))
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 1, character: 3), encoding: .utf16), 22)
+        XCTAssertEqual(document.position(of: 22, encoding: .utf16), LSPPosition(line: 1, character: 3))
     }
 
     func testUTF8PositionsAreByteOffsetsInTheLine() {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
         for offset in [0, 1, 3, 4, 6, 9, 12, 16, 17] {
-            let position = Position(line: 0, character: offset)
+            let position = LSPPosition(line: 0, character: offset)
             XCTAssertEqual(document.offset(of: position, encoding: .utf8), offset)
             XCTAssertEqual(document.position(of: offset, encoding: .utf8), position)
         }
-        XCTAssertEqual(document.offset(of: Position(line: 2, character: 2), encoding: .utf8), 28)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 2, character: 2), encoding: .utf8), 28)
     }
 
     func testUTF32PositionsCountScalars() {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
-        XCTAssertEqual(document.offset(of: Position(line: 0, character: 7), encoding: .utf32), 16)
-        XCTAssertEqual(document.position(of: 16, encoding: .utf32), Position(line: 0, character: 7))
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 0, character: 7), encoding: .utf32), 16)
+        XCTAssertEqual(document.position(of: 16, encoding: .utf32), LSPPosition(line: 0, character: 7))
     }
 
     func testPositionsOutOfRangeAreClamped() {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
         // Past the end of a line: the end of the line, before its terminator.
-        XCTAssertEqual(document.offset(of: Position(line: 0, character: 100), encoding: .utf16), 17)
-        XCTAssertEqual(document.offset(of: Position(line: 1, character: 7), encoding: .utf8), 25)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 0, character: 100), encoding: .utf16), 17)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 1, character: 7), encoding: .utf8), 25)
         // Past the last line: the end of the document.
-        XCTAssertEqual(document.offset(of: Position(line: 9, character: 0), encoding: .utf16), 32)
-        XCTAssertEqual(document.offset(of: Position(line: -1, character: 5), encoding: .utf16), 0)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 9, character: 0), encoding: .utf16), 32)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: -1, character: 5), encoding: .utf16), 0)
         // Inside a character: its start.
-        XCTAssertEqual(document.offset(of: Position(line: 0, character: 7), encoding: .utf16), 12)
-        XCTAssertEqual(document.offset(of: Position(line: 0, character: 14), encoding: .utf8), 12)
-        XCTAssertEqual(document.offset(of: Position(line: 0, character: 2), encoding: .utf8), 1)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 0, character: 7), encoding: .utf16), 12)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 0, character: 14), encoding: .utf8), 12)
+        XCTAssertEqual(document.offset(of: LSPPosition(line: 0, character: 2), encoding: .utf8), 1)
         // Offsets: inside a terminator is the end of its line; past the end is the end.
-        XCTAssertEqual(document.position(of: 18, encoding: .utf16), Position(line: 0, character: 9))
-        XCTAssertEqual(document.position(of: 1000, encoding: .utf16), Position(line: 3, character: 0))
-        XCTAssertEqual(document.position(of: 13, encoding: .utf16), Position(line: 0, character: 6))
+        XCTAssertEqual(document.position(of: 18, encoding: .utf16), LSPPosition(line: 0, character: 9))
+        XCTAssertEqual(document.position(of: 1000, encoding: .utf16), LSPPosition(line: 3, character: 0))
+        XCTAssertEqual(document.position(of: 13, encoding: .utf16), LSPPosition(line: 0, character: 6))
     }
 
     func testIncrementalEditsInUTF16() {
@@ -123,7 +123,7 @@ final class DocumentTests: XCTestCase {
         XCTAssertEqual(document.lineCount, 2)
         // Splitting \r\n in two makes two.
         let middle = Document(uri: "u", version: 1, text: "a\r\nb").offset(
-            of: Position(line: 0, character: 1), encoding: .utf8)
+            of: LSPPosition(line: 0, character: 1), encoding: .utf8)
         XCTAssertEqual(middle, 1)
         var split = Document(uri: "u", version: 1, text: "a\r\nb")
         split.apply(TextDocumentContentChangeEvent(range: LSPRange(0, 1, 0, 1), text: "x"), encoding: .utf8)
@@ -146,10 +146,10 @@ final class DocumentTests: XCTestCase {
             var text = randomText(30)
             var document = Document(uri: "u", version: 0, text: text)
             for step in 1...400 {
-                let start = Position(
+                let start = LSPPosition(
                     line: Int.random(in: 0...document.lineCount, using: &generator),
                     character: Int.random(in: 0...12, using: &generator))
-                let end = Position(
+                let end = LSPPosition(
                     line: start.line + Int.random(in: 0...1, using: &generator),
                     character: Int.random(in: 0...12, using: &generator))
                 let inserted = randomText(6)
@@ -183,7 +183,7 @@ final class DocumentTests: XCTestCase {
             for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
                 for line in 0..<document.lineCount {
                     for character in 0...14 {
-                        let position = Position(line: line, character: character)
+                        let position = LSPPosition(line: line, character: character)
                         let offset = document.offset(of: position, encoding: encoding)
                         XCTAssertEqual(offset, referenceOffset(text, position, encoding), "round \(round) \(position)")
                         let back = document.position(of: offset, encoding: encoding)
@@ -196,7 +196,7 @@ final class DocumentTests: XCTestCase {
     }
 
     /// Positions to offsets computed scalar by scalar, independently of `LineIndex`.
-    func referenceOffset(_ text: String, _ position: Position, _ encoding: PositionEncoding) -> Int {
+    func referenceOffset(_ text: String, _ position: LSPPosition, _ encoding: PositionEncoding) -> Int {
         let scalars = Array(text.unicodeScalars)
         var line = 0
         var column = 0
@@ -231,14 +231,15 @@ final class DocumentTests: XCTestCase {
 
     func testStoreOpensChangesAndCloses() throws {
         var store = DocumentStore()
-        store.open(TextDocumentItem(uri: "file:///a.pgn", languageId: "pgn", version: 1, text: "1. e4"))
-        let (document, edits) = try store.change(
+        let opened = store.open(TextDocumentItem(uri: "file:///a.pgn", languageId: "pgn", version: 1, text: "1. e4"))
+        let document = try store.change(
             DidChangeTextDocumentParams(
                 textDocument: VersionedTextDocumentIdentifier(uri: "file:///a.pgn", version: 2),
                 contentChanges: [TextDocumentContentChangeEvent(range: LSPRange(0, 5, 0, 5), text: " e5")]),
             encoding: .utf16)
         XCTAssertEqual(document.text, "1. e4 e5")
-        XCTAssertEqual(edits, [AppliedEdit(replacedRange: 5..<5, insertedLength: 3)])
+        XCTAssertEqual(
+            document.history.edits(since: opened.history.stamp), [AppliedEdit(replacedRange: 5..<5, insertedLength: 3)])
         XCTAssertEqual(store["file:///a.pgn"]?.version, 2)
         XCTAssertEqual(try store.close("file:///a.pgn").text, "1. e4 e5")
         XCTAssertNil(store["file:///a.pgn"])

@@ -14,9 +14,14 @@ struct Sum: Codable, Sendable {
 final class ErrorCodeTests: XCTestCase {
     func initializedClient() async throws -> TestClient {
         let client = TestClient { server in
-            server.registerRequest("test/add", params: AddParams.self) { params, _ in Sum(sum: params.a + params.b) }
-            server.registerRequest("test/nonZeroSum", params: AddParams.self) { params, _ -> Sum? in
-                params.a + params.b == 0 ? nil : Sum(sum: params.a + params.b)
+            // Params decoded from JSON: a decoding error is an invalid-params error.
+            server.registerRequest("test/add") { json, _ in
+                let params = try json.decode(AddParams.self)
+                return try JSONValue(encoding: Sum(sum: params.a + params.b))
+            }
+            server.registerRequest("test/nonZeroSum") { json, _ in
+                let params = try json.decode(AddParams.self)
+                return try JSONValue(encoding: params.a + params.b == 0 ? nil : Sum(sum: params.a + params.b))
             }
             server.registerRequest("test/fail") { params, _ in
                 if params["code"] != nil {
@@ -109,7 +114,7 @@ final class ErrorCodeTests: XCTestCase {
         }
     }
 
-    func testTypedHandlerAnswersNullForNil() async throws {
+    func testNilEncodesAsNull() async throws {
         let client = try await initializedClient()
         let none = try await client.result("test/nonZeroSum", ["a": 1, "b": -1])
         XCTAssertEqual(none, .null)

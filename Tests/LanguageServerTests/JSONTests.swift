@@ -67,9 +67,9 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(try json.decode(LSPRange.self), range)
         // Members a type does not declare are ignored.
         let extended: JSONValue = ["line": 7, "character": 0, "extra": ["anything": true]]
-        XCTAssertEqual(try extended.decode(Position.self), Position(line: 7, character: 0))
+        XCTAssertEqual(try extended.decode(LSPPosition.self), LSPPosition(line: 7, character: 0))
         let wrongType: JSONValue = ["line": "7", "character": 0]
-        XCTAssertThrowsError(try wrongType.decode(Position.self))
+        XCTAssertThrowsError(try wrongType.decode(LSPPosition.self))
         // JSONValue itself goes through Codable unchanged.
         let nested: JSONValue = ["a": [1, 2.5, "x", nil, false]]
         XCTAssertEqual(try JSONValue(encoding: nested), nested)

@@ -30,7 +30,8 @@ final class HostileDocumentTests: XCTestCase {
         client.open("file:///huge.pgn", text)
         let hints = try await client.result("textDocument/inlayHint", whole("file:///huge.pgn"))
         // Only the one readable clock is shown.
-        XCTAssertEqual(hints.arrayValue?.compactMap { $0["label"]?.stringValue }, ["⏱ 0:05:00"])
+        XCTAssertEqual(
+            hints.arrayValue?.compactMap { $0["label"]?.stringValue }.filter { $0.hasPrefix("⏱") }, ["⏱ 0:05:00"])
         let line = text.split(separator: "\n")[1]
         for move in ["e4", "e5", "Nf3"] {
             let character = line.utf16.distance(from: line.startIndex, to: line.range(of: " \(move) ")!.lowerBound) + 1

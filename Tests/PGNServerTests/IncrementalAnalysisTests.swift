@@ -290,8 +290,8 @@ final class IncrementalAnalysisTests: XCTestCase {
         XCTAssertEqual(Array(document.bytes[move..<move + 3]), Array("Nc6".utf8))
         let position = document.position(of: move, encoding: .utf8)
         let range = LSPRange(
-            start: Position(line: position.line, character: position.character + 2),
-            end: Position(line: position.line, character: position.character + 3))
+            start: LSPPosition(line: position.line, character: position.character + 2),
+            end: LSPPosition(line: position.line, character: position.character + 3))
         document.apply([TextDocumentContentChangeEvent(range: range, text: "5")], version: 2, encoding: .utf8)
         let second = analyzer.analysis(of: document)
         XCTAssertEqual(second.games.count, first.games.count)

@@ -2,14 +2,19 @@ import LanguageServer
 import TestSupport
 import XCTest
 
-/// Inlay hints: the clock left after a move, from its `[%clk]` comment, at the comment's end.
+/// Inlay hints: the clock left after a move, from its `[%clk]` comment, at the comment's end;
+/// the game's opening after the move that reached its name.
 final class InlayHintTests: XCTestCase {
+    func clockHints(_ hints: JSONValue) -> JSONValue {
+        .array((hints.arrayValue ?? []).filter { $0["label"]?.stringValue?.hasPrefix("⏱") == true })
+    }
+
     func testTheClockOfAMoveIsShownAfterItsComment() async throws {
         let client = try await TestClient.pgn(twoGames)
         let hints = try await client.result(
             "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 14, 0)])
         XCTAssertEqual(
-            hints,
+            clockHints(hints),
             [
                 [
                     "kind": 2, "label": "⏱ 0:03:00", "paddingLeft": true, "position": position(12, 22),
@@ -22,6 +27,17 @@ final class InlayHintTests: XCTestCase {
         let client = try await TestClient.pgn(twoGames)
         let hints = try await client.result(
             "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 8, 0)])
-        XCTAssertEqual(hints.arrayValue?.count, 0)
+        XCTAssertEqual(clockHints(hints).arrayValue?.count, 0)
+    }
+
+    func testEachGameIsNamedAfterTheMoveThatReachedItsOpening() async throws {
+        let client = try await TestClient.pgn(twoGames)
+        let hints = try await client.result(
+            "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 14, 0)])
+        let openings = (hints.arrayValue ?? []).filter { $0["label"]?.stringValue?.hasPrefix("⏱") == false }
+        XCTAssertEqual(openings.map { $0["label"] }, ["C60 Ruy Lopez", "D06 Queen's Gambit"])
+        XCTAssertEqual(openings.map { $0["position"] }, [position(6, 15), position(12, 31)])
+        XCTAssertEqual(
+            openings.first?["tooltip"], "Opening (lichess's names): 1. e4 e5 2. Nf3 Nc6 3. Bb5")
     }
 }

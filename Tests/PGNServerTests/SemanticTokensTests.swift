@@ -78,8 +78,8 @@ final class SemanticTokensTests: XCTestCase {
             let inserted = deleted > 0 && pick(2) == 0 ? "" : pieces[pick(pieces.count)]
             func column(_ k: Int) -> Int { String(characters[..<k]).utf16.count }
             let range = LSPRange(
-                start: Position(line: line, character: column(at)),
-                end: Position(line: line, character: column(at + deleted)))
+                start: LSPPosition(line: line, character: column(at)),
+                end: LSPPosition(line: line, character: column(at + deleted)))
             lines[line] = String(characters[..<at]) + inserted + String(characters[(at + deleted)...])
             text = lines.joined(separator: "\n")
             client.change(uri, version: version, [changeEvent(range, inserted)])
@@ -108,7 +108,7 @@ final class SemanticTokensTests: XCTestCase {
         XCTAssertEqual(
             integers(first["data"]).count, 200 * 12 * 5,
             "a tag's name and value, 9 movetext tokens and the result per game")
-        let position = Position(line: 100 * 4 + 2, character: 6)  // before `2.` of game 101
+        let position = LSPPosition(line: 100 * 4 + 2, character: 6)  // before `2.` of game 101
         client.change(uri, version: 2, [changeEvent(LSPRange(start: position, end: position), " ")])
         let answer = try await tokens(
             client, "full/delta", ["previousResultId": first["resultId"] ?? .null])

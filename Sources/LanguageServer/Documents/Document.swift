@@ -31,11 +31,11 @@ public struct Document: Sendable, Hashable {
         return bytes[lineIndex.contentRange(ofLine: line, in: bytes)]
     }
 
-    public func offset(of position: Position, encoding: PositionEncoding) -> Int {
+    public func offset(of position: LSPPosition, encoding: PositionEncoding) -> Int {
         lineIndex.offset(of: position, in: bytes, encoding: encoding)
     }
 
-    public func position(of offset: Int, encoding: PositionEncoding) -> Position {
+    public func position(of offset: Int, encoding: PositionEncoding) -> LSPPosition {
         lineIndex.position(of: offset, in: bytes, encoding: encoding)
     }
 

@@ -22,13 +22,13 @@ public struct DocumentStore: Sendable {
     /// Applies the changes of one `didChange`, in order.
     public mutating func change(
         _ params: DidChangeTextDocumentParams, encoding: PositionEncoding
-    ) throws(DocumentError) -> (document: Document, edits: [AppliedEdit]) {
+    ) throws(DocumentError) -> Document {
         let uri = params.textDocument.uri
         guard var document = documents.removeValue(forKey: uri) else { throw .notOpen(uri) }
         // Removed while changed so that the bytes are not shared and are edited in place.
-        let edits = document.apply(params.contentChanges, version: params.textDocument.version, encoding: encoding)
+        document.apply(params.contentChanges, version: params.textDocument.version, encoding: encoding)
         documents[uri] = document
-        return (document, edits)
+        return document
     }
 
     @discardableResult
@@ -51,13 +51,13 @@ public enum DocumentError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A change to the set of open documents, as observers see it, in the order the client sent them.
 public enum DocumentEvent: Sendable {
     case opened(Document)
-    case changed(Document, edits: [AppliedEdit])
+    case changed(Document)
     case saved(Document, text: String?)
     case closed(Document)
 
     public var uri: DocumentURI {
         switch self {
-        case .opened(let document), .changed(let document, _), .saved(let document, _), .closed(let document):
+        case .opened(let document), .changed(let document), .saved(let document, _), .closed(let document):
             return document.uri
         }
     }

@@ -74,7 +74,7 @@ public struct LineIndex: Sendable, Hashable {
     /// The byte offset of `position`. A character past the end of its line means the end of the line, a
     /// line past the end of the document means the end of the document, and a position inside a character
     /// (the middle of a surrogate pair or of a UTF-8 sequence) means the start of that character.
-    public func offset(of position: Position, in bytes: [UInt8], encoding: PositionEncoding) -> Int {
+    public func offset(of position: LSPPosition, in bytes: [UInt8], encoding: PositionEncoding) -> Int {
         guard position.line >= 0 else { return 0 }
         guard position.line < lineStarts.count else { return bytes.count }
         let content = contentRange(ofLine: position.line, in: bytes)
@@ -85,12 +85,12 @@ public struct LineIndex: Sendable, Hashable {
 
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
     /// end of its line.
-    public func position(of offset: Int, in bytes: [UInt8], encoding: PositionEncoding) -> Position {
+    public func position(of offset: Int, in bytes: [UInt8], encoding: PositionEncoding) -> LSPPosition {
         let clamped = min(max(offset, 0), bytes.count)
         let line = line(containing: clamped)
         let content = contentRange(ofLine: line, in: bytes)
         let target = widths.characterStart(min(clamped, content.upperBound))
-        return Position(
+        return LSPPosition(
             line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding))
     }
 }

@@ -97,13 +97,3 @@ public enum MessageType: Int, Codable, Sendable, Hashable, Comparable, CustomStr
         }
     }
 }
-
-public struct LogMessageParams: Codable, Sendable, Hashable {
-    public var type: MessageType
-    public var message: String
-
-    public init(type: MessageType, message: String) {
-        self.type = type
-        self.message = message
-    }
-}

@@ -1,8 +1,9 @@
 @_exported import TextPositions
 
-/// A place in a document: a zero-based line and a zero-based offset in that line, counted in the units of
-/// the position encoding negotiated at `initialize`.
-public struct Position: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+/// LSP's `Position`: a zero-based line and a zero-based offset in that line, counted in the units of
+/// the position encoding negotiated at `initialize`. Named apart from the chess `Position` of `ChessCore`,
+/// which the PGN server imports too.
+public struct LSPPosition: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
     public var line: Int
     public var character: Int
 
@@ -11,7 +12,7 @@ public struct Position: Codable, Sendable, Hashable, Comparable, CustomStringCon
         self.character = character
     }
 
-    public static func < (lhs: Position, rhs: Position) -> Bool {
+    public static func < (lhs: LSPPosition, rhs: LSPPosition) -> Bool {
         (lhs.line, lhs.character) < (rhs.line, rhs.character)
     }
 
@@ -20,30 +21,19 @@ public struct Position: Codable, Sendable, Hashable, Comparable, CustomStringCon
 
 /// LSP's `Range`: from `start` up to but not including `end`. Named so that it does not hide `Swift.Range`.
 public struct LSPRange: Codable, Sendable, Hashable, CustomStringConvertible {
-    public var start: Position
-    public var end: Position
+    public var start: LSPPosition
+    public var end: LSPPosition
 
-    public init(start: Position, end: Position) {
+    public init(start: LSPPosition, end: LSPPosition) {
         self.start = start
         self.end = end
     }
 
     public init(_ startLine: Int, _ startCharacter: Int, _ endLine: Int, _ endCharacter: Int) {
         self.init(
-            start: Position(line: startLine, character: startCharacter),
-            end: Position(line: endLine, character: endCharacter))
+            start: LSPPosition(line: startLine, character: startCharacter),
+            end: LSPPosition(line: endLine, character: endCharacter))
     }
 
     public var description: String { "\(start)-\(end)" }
-}
-
-/// A range in a document named by URI.
-public struct Location: Codable, Sendable, Hashable {
-    public var uri: DocumentURI
-    public var range: LSPRange
-
-    public init(uri: DocumentURI, range: LSPRange) {
-        self.uri = uri
-        self.range = range
-    }
 }

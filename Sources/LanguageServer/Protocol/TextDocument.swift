@@ -45,17 +45,6 @@ public struct TextDocumentContentChangeEvent: Codable, Sendable, Hashable {
     }
 }
 
-/// The params of requests about one place in a document (hover, definition, …).
-public struct TextDocumentPositionParams: Codable, Sendable, Hashable {
-    public var textDocument: TextDocumentIdentifier
-    public var position: Position
-
-    public init(textDocument: TextDocumentIdentifier, position: Position) {
-        self.textDocument = textDocument
-        self.position = position
-    }
-}
-
 public struct DidOpenTextDocumentParams: Sendable, Hashable {
     public var textDocument: TextDocumentItem
 
@@ -140,7 +129,7 @@ extension DidSaveTextDocumentParams {
     }
 }
 
-extension Position {
+extension LSPPosition {
     init(json: JSONValue, of context: String) throws {
         guard case .object = json else { throw ResponseError(.invalidParams, "\(context) must be a position") }
         self.init(
@@ -152,7 +141,7 @@ extension LSPRange {
     init(json: JSONValue, of context: String) throws {
         guard case .object = json else { throw ResponseError(.invalidParams, "\(context) must be a range") }
         self.init(
-            start: try Position(json: try json.requiredMember("start", of: context), of: context + ".start"),
-            end: try Position(json: try json.requiredMember("end", of: context), of: context + ".end"))
+            start: try LSPPosition(json: try json.requiredMember("start", of: context), of: context + ".start"),
+            end: try LSPPosition(json: try json.requiredMember("end", of: context), of: context + ".end"))
     }
 }

@@ -14,17 +14,17 @@ extension Server {
             event = .opened(document)
         case "textDocument/didChange":
             let change = try DidChangeTextDocumentParams(json: params)
-            let (document, edits, previousVersion) = try state.withLock { state in
+            let (document, previousVersion) = try state.withLock { state in
                 let previousVersion = state.documents[change.textDocument.uri]?.version
-                let (document, edits) = try state.documents.change(change, encoding: state.session!.positionEncoding)
-                return (document, edits, previousVersion)
+                let document = try state.documents.change(change, encoding: state.session!.positionEncoding)
+                return (document, previousVersion)
             }
             if let previousVersion, change.textDocument.version <= previousVersion {
                 log(.warning, "\(document.uri): version \(change.textDocument.version) after \(previousVersion)")
             }
             cancelPending(
                 where: { $0.staleOnEdit && $0.documentURI == document.uri }, reason: .contentModified)
-            event = .changed(document, edits: edits)
+            event = .changed(document)
         case "textDocument/didClose":
             let uri = try DidCloseTextDocumentParams(json: params).textDocument.uri
             let document = try state.withLock { state in try state.documents.close(uri) }

@@ -13,7 +13,12 @@ extension Server {
         }
         if toClient, open {
             sendNotification(
-                "window/logMessage", params: ["type": .integer(type.rawValue), "message": .string(message)])
+                "window/logMessage", params: ["type": JSONValue(type), "message": .string(message)])
         }
+    }
+
+    /// Shows `message` to the user (`window/showMessage`).
+    public func showMessage(_ type: MessageType, _ message: String) {
+        sendNotification("window/showMessage", params: ["type": JSONValue(type), "message": .string(message)])
     }
 }

@@ -33,22 +33,6 @@ extension Server {
         }
     }
 
-    /// Registers a request handler with typed params and result (`Codable` protocol types).
-    public func registerRequest<Params: Decodable & Sendable, Result: Encodable & Sendable>(
-        _ method: String, params: Params.Type, staleOnEdit: Bool = true,
-        handler: @escaping @Sendable (Params, RequestContext) async throws -> Result
-    ) {
-        registerRequest(method, staleOnEdit: staleOnEdit) { json, context in
-            let params: Params
-            do {
-                params = try json.decode(Params.self)
-            } catch let error as DecodingError {
-                throw ResponseError(.invalidParams, "invalid params: \(describe(error))")
-            }
-            return try JSONValue(encoding: try await handler(params, context))
-        }
-    }
-
     /// Registers a handler of a notification method; several may handle the same one, in registration order.
     public func registerNotification(_ method: String, handler: @escaping NotificationHandler) {
         state.withLock { $0.registry.notifications[method, default: []].append(handler) }

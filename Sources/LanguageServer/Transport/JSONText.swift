@@ -35,7 +35,7 @@ public struct JSONText: Sendable {
     }
 
     /// `{"character":…,"line":…}`.
-    public mutating func position(_ position: Position) {
+    public mutating func position(_ position: LSPPosition) {
         raw("{\"character\":")
         integer(position.character)
         raw(",\"line\":")

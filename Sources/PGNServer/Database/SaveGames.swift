@@ -5,7 +5,6 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
-    static let databaseCommands = ["pgn.saveGame", "pgn.saveAllGames"]
 
     /// Where games are saved: `pgn.database.path` (absolute, `~/…`, or relative to the first
     /// workspace folder), else `games.ocgdb.db3` in the first workspace folder, else beside
@@ -63,16 +62,14 @@ extension PGNLanguageServer {
         return actions
     }
 
-    /// `pgn.saveGame` (the game at an index or a position) and `pgn.saveAllGames`; nil when
-    /// the name is not one of them.
+    /// `pgn.saveGame` (the game at an index or a position) and `pgn.saveAllGames`.
     func executeDatabaseCommand(
-        _ name: String, _ params: JSONValue, _ context: RequestContext
+        _ name: String, _ arguments: [JSONValue], _ context: RequestContext
     ) async throws
-        -> JSONValue?
+        -> JSONValue
     {
-        guard Self.databaseCommands.contains(name) else { return nil }
         let (document, analysis, selected) = try selectGames(
-            name, params, context, allGames: name == "pgn.saveAllGames")
+            name, arguments, context, allGames: name == "pgn.saveAllGames")
         let path = try databasePath(for: document.uri, context)
         let sources = selected.map { GameSource(bytes: analysis.games[$0].analysis.source.bytes, index: $0) }
         let token =
@@ -98,9 +95,7 @@ extension PGNLanguageServer {
         case .success(let report):
             let message = Self.saveMessage(report, path: path)
             progress.end(message)
-            server.sendNotification(
-                "window/showMessage",
-                params: ["type": .integer(report.refused.isEmpty ? 3 : 2), "message": .string("pgn-lsp: \(message)")])
+            server.showMessage(report.refused.isEmpty ? .info : .warning, "pgn-lsp: \(message)")
             return [
                 "path": .string(path), "stored": .integer(report.stored), "duplicates": .integer(report.duplicates),
                 "refused": .array(report.refused.map { .string($0.description) }),
@@ -109,8 +104,7 @@ extension PGNLanguageServer {
         case .failure(let error):
             let message = "Nothing saved: \(error)"
             progress.end(message)
-            server.sendNotification(
-                "window/showMessage", params: ["type": 1, "message": .string("pgn-lsp: \(message)")])
+            server.showMessage(.error, "pgn-lsp: \(message)")
             throw ResponseError(.requestFailed, message)
         }
     }

@@ -123,8 +123,6 @@ extension PGNLanguageServer {
         engines.cancelReviews(of: uri, keeping: Set(analysis.games.map(\.analysis.text)))
     }
 
-    static let engineCommands = ["pgn.reviewGame", "pgn.reviewFile", "pgn.annotateGame"]
-
     func registerEngineFeatures() {
         server.capabilities.features["codeLensProvider"] = ["resolveProvider": false]
         // A review whose game an edit changed is cancelled when the edit is read, after the
@@ -170,12 +168,12 @@ extension PGNLanguageServer {
         }
     }
 
-    /// Runs an engine command; nil when the name is not one.
-    func executeEngineCommand(_ name: String, _ params: JSONValue, _ context: RequestContext) async throws -> JSONValue?
-    {
-        guard Self.engineCommands.contains(name) else { return nil }
+    /// `pgn.reviewGame`, `pgn.reviewFile` and `pgn.annotateGame`.
+    func executeEngineCommand(
+        _ name: String, _ arguments: [JSONValue], _ context: RequestContext
+    ) async throws -> JSONValue {
         let (document, analysis, selected) = try selectGames(
-            name, params, context, allGames: name == "pgn.reviewFile")
+            name, arguments, context, allGames: name == "pgn.reviewFile")
         let uri = document.uri
         let reviews = try await reviewGames(selected, of: analysis, uri: uri, context)
         if name == "pgn.annotateGame" {
@@ -200,14 +198,14 @@ extension PGNLanguageServer {
         }
     }
 
-    /// The games a command names: its arguments are the document URI, then a game index or a
-    /// position (the game there); with neither, the first game. Games without a move are left out.
+    /// The games a command names: its arguments are the document URI, then a game index
+    /// (counted from 0, as the code lenses send it) or a position (the game there); with
+    /// neither, the first game. Games without a move are left out.
     func selectGames(
-        _ name: String, _ params: JSONValue, _ context: RequestContext, allGames: Bool
+        _ name: String, _ arguments: [JSONValue], _ context: RequestContext, allGames: Bool
     ) throws
         -> (Document, DocumentAnalysis, [Int])
     {
-        let arguments = params["arguments"]?.arrayValue ?? []
         guard let uri = arguments.first?.stringValue ?? arguments.first?["uri"]?.stringValue else {
             throw ResponseError(.invalidParams, "\(name) takes the document URI, then a position or a game index")
         }
@@ -228,7 +226,7 @@ extension PGNLanguageServer {
                 throw ResponseError(.invalidParams, "\(name) takes a position whose line and character are 0 or more")
             }
             let offset = document.offset(
-                of: Position(line: line, character: character), encoding: context.positionEncoding)
+                of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
             guard let index = analysis.gameIndex(at: offset) else {
                 // People count lines from 1; a line past the end of the document has no such number.
                 let place = line < document.lineCount ? "at line \(line + 1)" : "after the end of the document"
@@ -301,8 +299,7 @@ extension PGNLanguageServer {
                 }
             } catch let error as EngineError {
                 outcome = error.description
-                server.sendNotification(
-                    "window/showMessage", params: ["type": 1, "message": .string(error.description)])
+                server.showMessage(.error, error.description)
                 throw ResponseError(.requestFailed, error.description)
             } catch is CancellationError {
                 outcome = "Cancelled"
@@ -313,8 +310,7 @@ extension PGNLanguageServer {
             done.append((index, stored))
         }
         outcome = done.count == 1 ? done[0].1.review.oneLine : "Reviewed \(done.count) games"
-        server.sendNotification(
-            "window/showMessage", params: ["type": 3, "message": .string("pgn-lsp: \(outcome)")])
+        server.showMessage(.info, "pgn-lsp: \(outcome)")
         afterReview(uri, context)
         return done.sorted { $0.0 < $1.0 }
     }
@@ -350,7 +346,7 @@ extension PGNLanguageServer {
                 items.append([
                     "range": range(
                         nodeRange.shifted(by: game.start), document, encoding),
-                    "severity": .integer(judgement == .inaccuracy ? 3 : 2),
+                    "severity": JSONValue(judgement == .inaccuracy ? DiagnosticSeverity.information : .warning),
                     "code": .string("review-\(judgement.name)"),
                     "source": "pgn-lsp review",
                     "message": .string(move.message),
@@ -396,8 +392,7 @@ extension PGNLanguageServer {
             return Self.engineText(move, after: after, before: before)
         } catch let error as EngineError {
             if engines.shouldReport(error) {
-                server.sendNotification(
-                    "window/showMessage", params: ["type": 2, "message": .string(error.description)])
+                server.showMessage(.warning, error.description)
             }
             server.log(.warning, error.description)
             return ""

@@ -13,9 +13,8 @@ extension PGNLanguageServer {
             "resolveProvider": false,
         ]
         server.registerRequest("textDocument/codeAction") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis, wanted) = try rangeParams(params, context).parts
             let encoding = context.positionEncoding
-            let wanted = try byteRange(params["range"], document, encoding)
             let only = params["context"]?["only"]?.arrayValue?.compactMap(\.stringValue)
             func allowed(_ kind: String) -> Bool { only.map { $0.contains { kind.hasPrefix($0) } } ?? true }
             let settings = currentSettings
@@ -101,8 +100,7 @@ extension PGNLanguageServer {
         guard context.session.clientCapabilities.supportsApplyEdit else {
             let message = "\(label): this editor cannot apply edits from the server; nothing was changed"
             // Some clients show no error answer to a command: the message says it too.
-            server.sendNotification(
-                "window/showMessage", params: ["type": 2, "message": .string("pgn-lsp: \(message)")])
+            server.showMessage(.warning, "pgn-lsp: \(message)")
             throw ResponseError(.requestFailed, message)
         }
         return try await server.sendRequest("workspace/applyEdit", params: ["label": .string(label), "edit": edit])
@@ -131,39 +129,5 @@ extension PGNLanguageServer {
                     edits.map { ["range": range($0.range, document, encoding), "newText": .string($0.text)] })
             ]
         ]
-    }
-
-    /// `pgn.*` commands.
-    func registerCommands() {
-        server.capabilities.features["executeCommandProvider"] = [
-            "commands": .array(
-                (["pgn.fixAll", "pgn.applyEdit"] + Self.engineCommands + Self.databaseCommands).map { .string($0) })
-        ]
-        server.registerRequest("workspace/executeCommand", staleOnEdit: false) { [self] params, context in
-            switch params["command"]?.stringValue {
-            case "pgn.fixAll":
-                guard
-                    let uri = params["arguments"]?.arrayValue?.first?.stringValue
-                        ?? params["arguments"]?.arrayValue?.first?["uri"]?.stringValue
-                else { throw ResponseError(.invalidParams, "pgn.fixAll takes the document URI") }
-                let document = try context.document(uri)
-                let edits = safeFixes(analyzer.analysis(of: document))
-                guard !edits.isEmpty else { return .null }
-                _ = try await applyEdit(
-                    "Fix all safe problems", workspaceEdit(document, edits, context.positionEncoding), context)
-                return .null
-            case "pgn.applyEdit":
-                // A code action's edit, for a client that takes code actions as commands.
-                guard let edit = params["arguments"]?.arrayValue?.first, edit["changes"]?.objectValue != nil else {
-                    throw ResponseError(.invalidParams, "pgn.applyEdit takes a workspace edit")
-                }
-                _ = try await applyEdit("Apply the fix", edit, context)
-                return .null
-            case let other:
-                if let other, let result = try await executeEngineCommand(other, params, context) { return result }
-                if let other, let result = try await executeDatabaseCommand(other, params, context) { return result }
-                throw ResponseError(.invalidParams, "unknown command \(other ?? "(none)")")
-            }
-        }
     }
 }

@@ -9,8 +9,7 @@ extension PGNLanguageServer {
     func registerCompletion() {
         server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
         server.registerRequest("textDocument/completion") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let offset = try offset(params, in: document, context)
+            let (document, analysis, offset) = try placeParams(params, context).parts
             let bytes = document.bytes
             let encoding = context.positionEncoding
             // The word being typed.
@@ -20,9 +19,9 @@ extension PGNLanguageServer {
             }
             let prefix = String(decoding: bytes[wordStart..<offset], as: UTF8.self)
             let replace = range(wordStart..<offset, document, encoding)
-            func item(_ label: String, kind: Int, detail: String?, sort: Int) -> JSONValue {
+            func item(_ label: String, kind: CompletionItemKind, detail: String?, sort: Int) -> JSONValue {
                 var object: [String: JSONValue] = [
-                    "label": .string(label), "kind": .integer(kind),
+                    "label": .string(label), "kind": JSONValue(kind),
                     "textEdit": ["range": replace, "newText": .string(label)],
                     "sortText": .string(String(format: "%04d", sort)), "filterText": .string(label),
                 ]
@@ -42,7 +41,8 @@ extension PGNLanguageServer {
                     return .array(
                         tagValues(String(name)).enumerated().map { index, value in
                             [
-                                "label": .string(value.0), "kind": 12, "detail": .string(value.1),
+                                "label": .string(value.0), "kind": JSONValue(CompletionItemKind.value),
+                                "detail": .string(value.1),
                                 "textEdit": ["range": valueRange, "newText": .string(value.0)],
                                 "sortText": .string(String(format: "%04d", index)),
                             ]
@@ -50,7 +50,7 @@ extension PGNLanguageServer {
                 }
                 return .array(
                     Self.tagNames.enumerated().filter { $0.element.hasPrefix(prefix) }.map {
-                        item($0.element, kind: 10, detail: TagMeanings.meaning($0.element), sort: $0.offset)
+                        item($0.element, kind: .property, detail: TagMeanings.meaning($0.element), sort: $0.offset)
                     })
             }
             // NAGs after `$`.
@@ -60,7 +60,8 @@ extension PGNLanguageServer {
                     values.map { "$\($0)" }.enumerated().filter { $0.element.hasPrefix(prefix) }.map { index, label in
                         let value = Int(label.dropFirst())!
                         let glyph = NAGMeanings.glyph(value).map { "\($0) " } ?? ""
-                        return item(label, kind: 12, detail: glyph + (NAGMeanings.meaning(value) ?? ""), sort: index)
+                        return item(
+                            label, kind: .value, detail: glyph + (NAGMeanings.meaning(value) ?? ""), sort: index)
                     })
             }
             // Moves: replay the line up to the cursor.
@@ -75,17 +76,19 @@ extension PGNLanguageServer {
                 else { continue }
                 let piece = position.piece(at: move.from)
                 items.append(
-                    item(san, kind: 6, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index))
+                    item(san, kind: .variable, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index)
+                )
             }
             return ["isIncomplete": false, "items": .array(items)]
         }
     }
 
-    static let tagNames = [
-        "Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "WhiteTitle",
-        "BlackTitle", "ECO", "Opening", "Variation", "TimeControl", "Termination", "Annotator", "PlyCount",
-        "EventDate", "FEN", "SetUp", "Variant", "UTCDate", "UTCTime", "Mode",
-    ]
+    static let tagNames =
+        GameReplay.sevenTagRoster + [
+            "WhiteElo", "BlackElo", "WhiteTitle", "BlackTitle", "ECO", "Opening", "Variation", "TimeControl",
+            "Termination", "Annotator", "PlyCount",
+            "EventDate", "FEN", "SetUp", "Variant", "UTCDate", "UTCTime", "Mode",
+        ]
 
     func tagValues(_ name: String) -> [(String, String)] {
         switch name {
@@ -107,16 +110,16 @@ extension PGNLanguageServer {
     }
 
     /// The position in which a move typed at `offset` would be played, or nil where no move can go.
-    func positionForNextMove(_ analysis: DocumentAnalysis, at offset: Int) -> ChessCore.Position? {
+    func positionForNextMove(_ analysis: DocumentAnalysis, at offset: Int) -> Position? {
         guard let game = analysis.game(at: offset) ?? analysis.games.last(where: { $0.range.upperBound <= offset })
         else {
-            return ChessCore.Position.startingPosition
+            return Position.startingPosition
         }
         let a = game.analysis
         let local = offset - game.start
         if let result = a.syntax.resultIndex, a.syntax.nodes[result].range.upperBound <= local {
             // After the game's result: a new game starts here.
-            return ChessCore.Position.startingPosition
+            return Position.startingPosition
         }
         guard let start = a.start.position else { return nil }
         var replayer = LineReplayer(start: start)

@@ -16,7 +16,7 @@ extension PGNLanguageServer {
         }
         server.observeDocuments { [self] event, context in
             switch event {
-            case .opened(let document), .changed(let document, _):
+            case .opened(let document), .changed(let document):
                 guard !context.session.clientCapabilities.supportsPullDiagnostics else {
                     // The client pulls; reviews of games an edit changed stop when it does, or here.
                     scheduleReviewCheck(document)
@@ -113,29 +113,14 @@ extension PGNLanguageServer {
     {
         let settings = currentSettings
         return analysis.diagnostics.filter(settings.wants).map { diagnostic in
-            var object: [String: JSONValue] = [
+            // No `data`: code actions take the fixes from the analysis of the version they are asked about.
+            [
                 "range": range(diagnostic.range, document, encoding),
-                "severity": .integer(diagnostic.severity.lsp),
+                "severity": JSONValue(diagnostic.severity.lsp),
                 "code": .string(diagnostic.code.rawValue),
                 "source": "pgn",
                 "message": .string(diagnostic.message),
             ]
-            if !diagnostic.fixes.isEmpty {
-                // What a quick fix needs travels with the diagnostic, so code actions need no lookup.
-                object["data"] = [
-                    "fixes": .array(
-                        diagnostic.fixes.map { fix in
-                            [
-                                "title": .string(fix.title), "isPreferred": .bool(fix.isPreferred),
-                                "edits": .array(
-                                    fix.edits.map {
-                                        ["range": range($0.range, document, encoding), "newText": .string($0.text)]
-                                    }),
-                            ]
-                        })
-                ]
-            }
-            return .object(object)
         }
     }
 }

@@ -20,8 +20,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/rangeFormatting") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let wanted = try byteRange(params["range"], document, context.positionEncoding)
+            let (document, analysis, wanted) = try rangeParams(params, context).parts
             var edits: [JSONValue] = []
             for game in analysis.games where game.range.overlaps(wanted) || game.range.contains(wanted.lowerBound) {
                 let a = game.analysis

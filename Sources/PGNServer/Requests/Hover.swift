@@ -9,8 +9,7 @@ extension PGNLanguageServer {
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let offset = try offset(params, in: document, context)
+            let (document, analysis, offset) = try placeParams(params, context).parts
             guard let game = analysis.game(at: offset) else { return .null }
             let local = offset - game.start
             let a = game.analysis
@@ -70,11 +69,11 @@ extension PGNLanguageServer {
 
     func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int) -> String {
         let side = move.before.turn
-        let number = move.before.fullmoveNumber
+        let number = PGNWriter.moveNumber(move.before.fullmoveNumber, black: side == .black)
         let san = move.before.san(move.move)
         var lines: [String] = []
         let where_ = move.depth == 0 ? "" : " (variation)"
-        lines.append("**\(number)\(side == .white ? "." : "...") \(san)** — \(side)\(where_)")
+        lines.append("**\(number) \(san)** — \(side)\(where_)")
         lines.append("")
         if let opening = Self.openingHoverLine(move, game) {
             lines.append(opening)

@@ -9,15 +9,15 @@ extension PGNLanguageServer {
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let wanted = try byteRange(params["range"], document, context.positionEncoding)
+            let (document, analysis, wanted) = try rangeParams(params, context).parts
             let settings = currentSettings
             var hints: [JSONValue] = []
             func hint(_ offset: Int, _ label: String, tooltip: String) {
                 let position = document.position(of: offset, encoding: context.positionEncoding)
                 hints.append([
                     "position": ["line": .integer(position.line), "character": .integer(position.character)],
-                    "label": .string(label), "kind": 2, "paddingLeft": true, "tooltip": .string(tooltip),
+                    "label": .string(label), "kind": JSONValue(InlayHintKind.parameter), "paddingLeft": true,
+                    "tooltip": .string(tooltip),
                 ])
             }
             for game in analysis.games where game.range.overlaps(wanted) || game.range.upperBound == wanted.lowerBound {

@@ -234,8 +234,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let wanted = try byteRange(params["range"], document, context.positionEncoding)
+            let (document, analysis, wanted) = try rangeParams(params, context).parts
             let lines =
                 document.position(of: wanted.lowerBound, encoding: context.positionEncoding)
                 .line...document.position(of: wanted.upperBound, encoding: context.positionEncoding).line
@@ -295,8 +294,8 @@ extension PGNLanguageServer {
         if let lines {
             wanted =
                 document.offset(
-                    of: Position(line: lines.lowerBound, character: 0), encoding: encoding)..<document
-                .offset(of: Position(line: lines.upperBound + 1, character: 0), encoding: encoding)
+                    of: LSPPosition(line: lines.lowerBound, character: 0), encoding: encoding)..<document
+                .offset(of: LSPPosition(line: lines.upperBound + 1, character: 0), encoding: encoding)
         }
         var segments: [TokenSegment] = []
         // Comments and escape lines between games (and before the first, after the last).

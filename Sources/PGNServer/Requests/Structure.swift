@@ -80,7 +80,7 @@ extension PGNLanguageServer {
                 guard let line = position["line"]?.intValue, let character = position["character"]?.intValue else {
                     throw ResponseError(.invalidParams, "positions must be positions")
                 }
-                let offset = document.offset(of: Position(line: line, character: character), encoding: encoding)
+                let offset = document.offset(of: LSPPosition(line: line, character: character), encoding: encoding)
                 var ranges: [Range<Int>] = [0..<document.bytes.count]
                 if let game = analysis.game(at: offset) {
                     let a = game.analysis
@@ -130,8 +130,7 @@ extension PGNLanguageServer {
     func registerDocumentHighlight() {
         server.capabilities.features["documentHighlightProvider"] = true
         server.registerRequest("textDocument/documentHighlight") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
-            let offset = try offset(params, in: document, context)
+            let (document, analysis, offset) = try placeParams(params, context).parts
             guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
                 let move = game.analysis.move(atNode: index)
             else { return .null }
@@ -146,7 +145,7 @@ extension PGNLanguageServer {
                     "range": range(
                         node.shifted(by: game.start), document,
                         context.positionEncoding),
-                    "kind": to == square ? 3 : 2,
+                    "kind": JSONValue(to == square ? DocumentHighlightKind.write : .read),
                 ])
             }
             return .array(highlights)

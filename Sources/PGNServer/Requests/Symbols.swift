@@ -94,7 +94,9 @@ extension PGNLanguageServer {
                     text.raw("\"children\":")
                     text.array(outline.variations) { text, variation in
                         let r = document.range(of: variation.range.shifted(by: game.start), encoding: encoding)
-                        text.raw("{\"kind\":6,\"name\":")
+                        text.raw("{\"kind\":")
+                        text.integer(SymbolKind.method.rawValue)
+                        text.raw(",\"name\":")
                         text.string(variation.name)
                         text.raw(",\"range\":")
                         text.range(r)
@@ -104,7 +106,9 @@ extension PGNLanguageServer {
                     }
                     text.raw(",\"detail\":")
                     text.string(outline.detail)
-                    text.raw(",\"kind\":5,\"name\":")
+                    text.raw(",\"kind\":")
+                    text.integer(SymbolKind.class.rawValue)
+                    text.raw(",\"name\":")
                     text.string(outline.title ?? "Game \(index + 1)")
                     text.raw(",\"range\":")
                     text.range(whole)
@@ -112,7 +116,9 @@ extension PGNLanguageServer {
                     text.range(document.range(of: outline.selection.shifted(by: game.start), encoding: encoding))
                 } else {
                     // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
-                    text.raw("\"kind\":5,\"location\":{\"range\":")
+                    text.raw("\"kind\":")
+                    text.integer(SymbolKind.class.rawValue)
+                    text.raw(",\"location\":{\"range\":")
                     text.range(whole)
                     text.raw(",\"uri\":")
                     text.string(document.uri)
@@ -145,10 +151,10 @@ extension PGNLanguageServer {
                 let analysis = analyzer.analysis(of: document)
                 for (index, game) in analysis.games.enumerated() {
                     let replay = game.analysis.gameReplay
-                    let entries: [(String, Int)] = [
-                        (replay.tagValue("White") ?? "", 13), (replay.tagValue("Black") ?? "", 13),
-                        (replay.tagValue("Event") ?? "", 24), (replay.tagValue("Opening") ?? "", 12),
-                        (replay.tagValue("ECO") ?? "", 12),
+                    let entries: [(String, SymbolKind)] = [
+                        (replay.tagValue("White") ?? "", .variable), (replay.tagValue("Black") ?? "", .variable),
+                        (replay.tagValue("Event") ?? "", .event), (replay.tagValue("Opening") ?? "", .function),
+                        (replay.tagValue("ECO") ?? "", .function),
                     ]
                     for (name, kind) in entries where !name.isEmpty && name != "?" {
                         guard query.isEmpty || name.lowercased().contains(query) else { continue }
@@ -156,7 +162,7 @@ extension PGNLanguageServer {
                         guard !seen.contains(key) else { continue }
                         seen.insert(key)
                         results.append([
-                            "name": .string(name), "kind": .integer(kind),
+                            "name": .string(name), "kind": JSONValue(kind),
                             "containerName": .string(Self.gameName(replay, index: index)),
                             "location": [
                                 "uri": .string(document.uri),
@@ -175,10 +181,10 @@ extension PGNLanguageServer {
     func workspaceRoots(_ context: RequestContext) -> [URL] {
         let params = context.session.initializeParams
         var roots: [URL] = []
-        for folder in params.json["workspaceFolders"]?.arrayValue ?? [] {
-            if let uri = folder["uri"]?.stringValue, let url = URL(string: uri), url.isFileURL { roots.append(url) }
+        for folder in params.workspaceFolders ?? [] {
+            if let url = URL(string: folder.uri), url.isFileURL { roots.append(url) }
         }
-        if roots.isEmpty, let uri = params.json["rootUri"]?.stringValue, let url = URL(string: uri), url.isFileURL {
+        if roots.isEmpty, let uri = params.rootURI, let url = URL(string: uri), url.isFileURL {
             roots.append(url)
         }
         return roots
