@@ -3,7 +3,7 @@
 of the 100 MB file (the 1 MB lichess file 100 times), and writing an array of 50 M integers;
 the median of three runs of each (`pgn-lsp json-benchmark`, a hidden subcommand).
 
-Usage: scripts/bench/json.py [--copies N] [--integers N] [--runs N] [BINARY]
+Usage: scripts/bench/json_speed.py [--copies N] [--integers N] [--runs N] [BINARY]
 (default: the release build; build first: swift build -c release)
 """
 import argparse
