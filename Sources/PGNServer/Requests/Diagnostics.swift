@@ -52,9 +52,7 @@ extension PGNLanguageServer {
             }
             return [
                 "kind": "full", "resultId": .string(resultID),
-                "items": .array(
-                    lspDiagnostics(analysis, document, context.positionEncoding)
-                        + reviewDiagnostics(analysis, document, context.positionEncoding)),
+                "items": diagnosticsJSON(analysis, document, context.positionEncoding),
             ]
         }
     }
@@ -65,8 +63,7 @@ extension PGNLanguageServer {
     func publish(_ document: Document, encoding: PositionEncoding) {
         let analysis = analyzer.analysis(of: document)
         cancelStaleReviews(analysis, of: document.uri)
-        let diagnostics =
-            lspDiagnostics(analysis, document, encoding) + reviewDiagnostics(analysis, document, encoding)
+        let diagnostics = diagnosticsJSON(analysis, document, encoding)
         publication.withLock { _ in
             // The store drops a closed document before its observers are told, and the closing
             // clears its diagnostics under this lock: either this runs first, or it sees the close.
@@ -76,7 +73,7 @@ extension PGNLanguageServer {
                 "textDocument/publishDiagnostics",
                 params: [
                     "uri": .string(document.uri), "version": .integer(document.version),
-                    "diagnostics": .array(diagnostics),
+                    "diagnostics": diagnostics,
                 ])
         }
     }
@@ -107,6 +104,35 @@ extension PGNLanguageServer {
             guard let current = server.documents[uri] else { return }
             cancelStaleReviews(analyzer.analysis(of: current), of: uri)
         }
+    }
+
+    /// Every diagnostic of a document the settings want, and those of its reviews, as the
+    /// protocol's array, written as text: a large file has thousands, sent after every edit.
+    func diagnosticsJSON(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
+        let settings = currentSettings
+        var text = JSONText(capacity: 4096)
+        text.raw("[")
+        var first = true
+        for diagnostic in analysis.diagnostics where settings.wants(diagnostic) {
+            // No `data`: code actions take the fixes from the analysis of the version they are asked about.
+            text.raw(first ? "{\"code\":" : ",{\"code\":")
+            first = false
+            text.string(diagnostic.code.rawValue)
+            text.raw(",\"message\":")
+            text.string(diagnostic.message)
+            text.raw(",\"range\":")
+            text.range(document.range(of: diagnostic.range, encoding: encoding))
+            text.raw(",\"severity\":")
+            text.integer(diagnostic.severity.lsp.rawValue)
+            text.raw(",\"source\":\"pgn\"}")
+        }
+        for review in reviewDiagnostics(analysis, document, encoding) {
+            text.raw(first ? "" : ",")
+            first = false
+            text.value(review)
+        }
+        text.raw("]")
+        return text.json
     }
 
     func lspDiagnostics(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> [JSONValue]
