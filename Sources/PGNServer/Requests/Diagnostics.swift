@@ -108,7 +108,8 @@ extension PGNLanguageServer {
 
     /// Every diagnostic of a document the settings want, and those of its reviews, as the
     /// protocol's array, written as text: a large file has thousands, sent after every edit.
-    func diagnosticsJSON(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
+    func diagnosticsJSON(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> JSONValue
+    {
         let settings = currentSettings
         var text = JSONText(capacity: 4096)
         text.raw("[")
