@@ -24,6 +24,10 @@ public final class OpeningBook: Sendable {
     public static let shared = OpeningBook(tsv: OpeningData.tsv)
 
     private let byHash: [UInt64: [(position: Position, opening: Opening)]]
+    /// One bit for each value of a hash's low 16 bits that a named position has: most
+    /// positions of a game are told apart here, without a lookup (a replay asks after every
+    /// mainline move).
+    private let filter: [UInt64]
     /// Every opening of the list, in its order.
     public let openings: [Opening]
 
@@ -55,12 +59,17 @@ public final class OpeningBook: Sendable {
                 byHash[position.hash, default: []].append((position, opening))
             }
         }
+        var filter = [UInt64](repeating: 0, count: 1024)
+        for hash in byHash.keys { filter[Int(hash & 0xFFFF) >> 6] |= 1 << (hash & 63) }
+        self.filter = filter
         self.byHash = byHash
         self.openings = openings
     }
 
     /// The name of this very position, if the list has one.
     public func opening(at position: Position) -> Opening? {
+        let hash = position.hash
+        guard filter[Int(hash & 0xFFFF) >> 6] & (1 << (hash & 63)) != 0 else { return nil }
         guard let candidates = byHash[position.hash] else { return nil }
         return candidates.first(where: { Self.same($0.position, position) })?.opening
     }
