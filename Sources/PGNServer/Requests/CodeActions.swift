@@ -26,15 +26,11 @@ extension PGNLanguageServer {
                         r.overlaps(wanted) || r.contains(wanted.lowerBound) || r.upperBound == wanted.lowerBound
                             || (wanted.isEmpty && r.lowerBound == wanted.lowerBound)
                     else { continue }
-                    let lsp = lspDiagnostics(
-                        DocumentAnalysis(
-                            uri: analysis.uri, version: analysis.version, bytes: analysis.bytes, games: [],
-                            diagnostics: [diagnostic]),
-                        document, encoding)
+                    let lsp = lspDiagnostic(diagnostic, document, encoding)
                     for fix in diagnostic.fixes {
                         actions.append([
                             "title": .string(fix.title), "kind": "quickfix", "isPreferred": .bool(fix.isPreferred),
-                            "diagnostics": .array(lsp), "edit": workspaceEdit(document, fix.edits, encoding),
+                            "diagnostics": [lsp], "edit": workspaceEdit(document, fix.edits, encoding),
                         ])
                     }
                 }

@@ -115,17 +115,9 @@ extension PGNLanguageServer {
         text.raw("[")
         var first = true
         for diagnostic in analysis.diagnostics where settings.wants(diagnostic) {
-            // No `data`: code actions take the fixes from the analysis of the version they are asked about.
-            text.raw(first ? "{\"code\":" : ",{\"code\":")
+            text.raw(first ? "" : ",")
             first = false
-            text.string(diagnostic.code.rawValue)
-            text.raw(",\"message\":")
-            text.string(diagnostic.message)
-            text.raw(",\"range\":")
-            text.range(document.range(of: diagnostic.range, encoding: encoding))
-            text.raw(",\"severity\":")
-            text.integer(diagnostic.severity.lsp.rawValue)
-            text.raw(",\"source\":\"pgn\"}")
+            Self.write(diagnostic, document, encoding, to: &text)
         }
         for review in reviewDiagnostics(analysis, document, encoding) {
             text.raw(first ? "" : ",")
@@ -136,18 +128,26 @@ extension PGNLanguageServer {
         return text.json
     }
 
-    func lspDiagnostics(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> [JSONValue]
-    {
-        let settings = currentSettings
-        return analysis.diagnostics.filter(settings.wants).map { diagnostic in
-            // No `data`: code actions take the fixes from the analysis of the version they are asked about.
-            [
-                "range": range(diagnostic.range, document, encoding),
-                "severity": JSONValue(diagnostic.severity.lsp),
-                "code": .string(diagnostic.code.rawValue),
-                "source": "pgn",
-                "message": .string(diagnostic.message),
-            ]
-        }
+    /// One diagnostic as the protocol's `Diagnostic`.
+    func lspDiagnostic(_ diagnostic: Diagnostic, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
+        var text = JSONText(capacity: 256)
+        Self.write(diagnostic, document, encoding, to: &text)
+        return text.json
+    }
+
+    /// Writes a diagnostic's object. No `data`: code actions take the fixes from the analysis of
+    /// the version they are asked about.
+    private static func write(
+        _ diagnostic: Diagnostic, _ document: Document, _ encoding: PositionEncoding, to text: inout JSONText
+    ) {
+        text.raw("{\"code\":")
+        text.string(diagnostic.code.rawValue)
+        text.raw(",\"message\":")
+        text.string(diagnostic.message)
+        text.raw(",\"range\":")
+        text.range(document.range(of: diagnostic.range, encoding: encoding))
+        text.raw(",\"severity\":")
+        text.integer(diagnostic.severity.lsp.rawValue)
+        text.raw(",\"source\":\"pgn\"}")
     }
 }
