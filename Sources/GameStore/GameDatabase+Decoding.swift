@@ -92,7 +92,7 @@ extension GameDatabase {
     /// SAN movetext stored as text.
     static func text(_ row: GameRow, start: Position) throws -> ([MovetextElement], MovesLayout) {
         var pgn = ""
-        if let fen = row.fen, !fen.isEmpty { pgn += "[FEN \"\(PGNWriter.escapedTagValue(fen))\"]\n\n" }
+        if let fen = row.fen, !fen.isEmpty { pgn += PGNWriter.tagPair(name: "FEN", value: fen) + "\n\n" }
         pgn += String(decoding: row.moves ?? [], as: UTF8.self)
         let results = GameEncoder.encode(SourceText(pgn))
         guard let first = results.first else { return ([], .text) }

@@ -139,7 +139,7 @@ public struct GameReplay {
                 case "Result": value = result
                 default: value = "?"
                 }
-                return "[\(name) \"\(value)\"]\n"
+                return PGNWriter.tagPair(name: name, value: value) + "\n"
             }
             let insertAt = anchor.lowerBound
             let list = missing.count == 1 ? "the \(missing[0]) tag" : "the tags " + missing.joined(separator: ", ")
@@ -191,7 +191,7 @@ public struct GameReplay {
         guard let first = wrong.first else { return }
         let said = wrong.map { "the \(text($0.tag.nameRange)) tag says \"\($0.says)\"" }.joined(separator: " and ")
         let edits = wrong.compactMap { item in
-            item.tag.valueRange.map { Diagnostic.Edit(range: $0, text: "\"\(PGNWriter.escapedTagValue(item.right))\"") }
+            item.tag.valueRange.map { Diagnostic.Edit(range: $0, text: PGNWriter.quotedTagValue(item.right)) }
         }
         report(
             .openingTags, .information, "The moves reach \(opening.title), but \(said)",

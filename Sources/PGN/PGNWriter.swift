@@ -5,8 +5,12 @@ import ChessCore
 public enum PGNWriter {
     /// `[Name "value"]`, the value escaped by `escapedTagValue`.
     public static func tagPair(name: String, value: String) -> String {
-        "[\(name) \"\(escapedTagValue(value))\"]"
+        "[\(name) \(quotedTagValue(value))]"
     }
+
+    /// A tag value's token: `"value"`, escaped by `escapedTagValue` (what replaces a value in
+    /// place).
+    public static func quotedTagValue(_ value: String) -> String { "\"\(escapedTagValue(value))\"" }
 
     /// A tag value as it goes between quotes: `\` and `"` behind a backslash, and a line break
     /// (LF, CR or CRLF) as one space, since a tag pair is one line (the standard's tag values

@@ -74,15 +74,6 @@ public final class OpeningBook: Sendable {
         return candidates.first(where: { Self.same($0.position, position) })?.opening
     }
 
-    /// The opening of a line of positions (the start position first): that of the last one
-    /// with a name, with its index in the line.
-    public func opening(ofLine positions: some BidirectionalCollection<Position>) -> (index: Int, opening: Opening)? {
-        for (index, position) in positions.enumerated().reversed() {
-            if let opening = opening(at: position) { return (index, opening) }
-        }
-        return nil
-    }
-
     /// The same position but for the clocks.
     static func same(_ a: Position, _ b: Position) -> Bool {
         a.hash == b.hash && a.white == b.white && a.black == b.black && a.pawns == b.pawns && a.knights == b.knights

@@ -50,7 +50,7 @@ extension PGNLanguageServer {
         for (name, value) in [("ECO", opening.eco), ("Opening", opening.name)] {
             if let tag = replay.tag(name) {
                 guard replay.value(of: tag) != value, let range = tag.valueRange else { continue }
-                edits.append(Diagnostic.Edit(range: range, text: "\"\(PGNWriter.escapedTagValue(value))\""))
+                edits.append(Diagnostic.Edit(range: range, text: PGNWriter.quotedTagValue(value)))
             } else {
                 added += "\n" + PGNWriter.tagPair(name: name, value: value)
             }
