@@ -34,9 +34,14 @@ extension PGNLanguageServer {
                 var clocks = MoveClocks(a)
                 for node in a.syntax.nodes {
                     let end = node.range.upperBound + game.start
-                    let commands = node.kind == .comment ? CommentCommand.parse(a.source.string(node.range)) : []
+                    // Nodes after the range give no hint; comments before it are read only for
+                    // the mainline's clocks.
+                    if end > wanted.upperBound { break }
+                    let inRange = wanted.contains(end) || wanted.upperBound == end
+                    let read = node.kind == .comment && (inRange || (settings.inlayClocks && clocks.inMainline))
+                    let commands = read ? CommentCommand.parse(a.source.string(node.range)) : []
                     let spent = clocks.read(node, commands.map(\.command))
-                    guard wanted.contains(end) || wanted.upperBound == end else { continue }
+                    guard inRange else { continue }
                     switch node.kind {
                     case .nag where settings.inlayNAGs && node.value >= 0:
                         // A suffix annotation already shows its glyph.
@@ -78,6 +83,9 @@ struct MoveClocks {
     /// The side of the last mainline move (0 White, 1 Black), and each side's last clock.
     private var side: Int
     private var last: [Double?] = [nil, nil]
+
+    /// Whether the nodes read so far leave the next one in the mainline.
+    var inMainline: Bool { depth == 0 }
 
     init(_ game: GameAnalysis) {
         let control = game.gameReplay.tag("TimeControl").flatMap { game.gameReplay.value(of: $0) } ?? ""
