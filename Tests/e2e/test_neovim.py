@@ -87,7 +87,7 @@ local function run()
   end
   out.commands = {}
   for _, name in ipairs({ "PgnFixAll", "PgnReviewGame", "PgnReviewFile", "PgnSaveGame", "PgnSaveAllGames",
-                          "PgnAnnotate" }) do
+                          "PgnAnnotate", "PgnFillOpeningTags", "PgnFillAllOpeningTags" }) do
     out.commands[name] = vim.fn.exists(":" .. name)
   end
 
@@ -155,6 +155,11 @@ local function run()
   out.renamed = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   local other = vim.fn.bufnr(dir .. "/club-2.pgn")
   out.renamed_elsewhere = other > 0 and vim.api.nvim_buf_get_lines(other, 0, -1, false) or {}
+
+  -- :PgnFillAllOpeningTags adds the ECO and Opening tags (workspace/applyEdit).
+  vim.cmd("PgnFillAllOpeningTags")
+  vim.wait(10000, function() return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("%[ECO") ~= nil end, 20)
+  out.filled = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
@@ -297,6 +302,11 @@ def test_rename_reaches_every_spelling_in_the_workspace(default_run):
     elsewhere = default_run["renamed_elsewhere"]
     assert '[Black "Carlsen, Magnus Øen"]' in elsewhere, elsewhere
     assert '[White "Carlsen, M."]' in elsewhere, elsewhere
+
+
+def test_fill_opening_tags_command_writes_the_tags_into_the_buffer(default_run):
+    filled = default_run["filled"]
+    assert filled[3:5] == ['[ECO "C20"]', '[Opening "King\'s Pawn Game"]'], filled
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):
