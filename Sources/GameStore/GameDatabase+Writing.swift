@@ -246,13 +246,21 @@ extension GameDatabase {
                 insertGame.bind(15, game.plyCount)
                 insertGame.bind(16, game.fen)
                 insertGame.bind(18, game.pawnHome)
-                if layout.hasTags { insertGame.bind(20, game.otherTags) }
-                try game.moves.withUnsafeBytes { moves in
-                    try game.moves2.withUnsafeBytes { moves2 in
-                        insertGame.bindBlob(17, borrowing: moves)
-                        if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
-                        defer { insertGame.reset() }
-                        try insertGame.step()
+                try game.otherTagBytes.withUnsafeBufferPointer { tags in
+                    try game.moves.withUnsafeBytes { moves in
+                        try game.moves2.withUnsafeBytes { moves2 in
+                            insertGame.bindBlob(17, borrowing: moves)
+                            if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
+                            if layout.hasTags {
+                                if tags.isEmpty {
+                                    insertGame.bind(20, nil as String?)
+                                } else {
+                                    insertGame.bindText(20, borrowing: tags)
+                                }
+                            }
+                            defer { insertGame.reset() }
+                            try insertGame.step()
+                        }
                     }
                 }
                 let gameID = db.lastInsertedRowID

@@ -32,8 +32,11 @@ public struct EncodedGame: Sendable {
     /// ocgdb's encoding of the mainline (see `Moves2`).
     public var moves2: [UInt8]
     /// The tags no column holds (`Opening`, `Termination`, `Annotator`, `UTCDate` …) as PGN tag
-    /// pairs, one a line, in the game's order; nil when there are none.
-    public var otherTags: String?
+    /// pairs, one a line, in the game's order, UTF-8; empty when there are none.
+    public var otherTagBytes: [UInt8] = []
+
+    /// `otherTagBytes` as text, nil when there are none.
+    public var otherTags: String? { otherTagBytes.isEmpty ? nil : String(decoding: otherTagBytes, as: UTF8.self) }
     /// The mainline's comments: the 0-based index of the move each follows (-1 before the
     /// first move), and its UTF-8 text as a range of `commentBytes`.
     public var commentRows: [(ply: Int, range: Range<Int>)]
@@ -185,17 +188,30 @@ public enum GameEncoder {
         var utcDate: String?
         var resultTag: String?
         let bytes = text.bytes
-        var otherTags = ""
+        var otherTags: [UInt8] = []
+        /// A tag pair for the `Tags` column: its bytes as written when they are a tag pair on
+        /// one line in UTF-8, else written again from its name and value.
+        func keep(_ tag: TagPair, _ valueRange: Range<Int>) {
+            if !otherTags.isEmpty { otherTags.append(0x0A) }
+            let raw = UnsafeBufferPointer(rebasing: bytes[tag.range])
+            if !text.latin1, raw.first == 0x5B, raw.last == 0x5D, !raw.contains(0x0A), !raw.contains(0x0D),
+                valueRange.count >= 2,
+                PGNWriter.tagValueContent(bytes, valueRange).upperBound == valueRange.upperBound - 1
+            {
+                otherTags.append(contentsOf: raw)
+            } else {
+                otherTags.append(
+                    contentsOf: PGNWriter.tagPair(
+                        name: text.string(tag.nameRange), value: text.value(valueRange, scratch: &scratch.value)
+                    ).utf8)
+            }
+        }
         for tag in syntax.tags {
             guard let valueRange = tag.valueRange else { continue }
             let name = UnsafeBufferPointer(rebasing: bytes[tag.nameRange])
             guard let field = TagField(name) else {
                 // `SetUp` goes with the FEN column; a tag with no name is not a tag.
-                if !name.isEmpty && !TagField.isSetUp(name) {
-                    if !otherTags.isEmpty { otherTags += "\n" }
-                    otherTags += PGNWriter.tagPair(
-                        name: text.string(tag.nameRange), value: text.value(valueRange, scratch: &scratch.value))
-                }
+                if !name.isEmpty && !TagField.isSetUp(name) { keep(tag, valueRange) }
                 continue
             }
             let value = text.value(valueRange, scratch: &scratch.value)
@@ -206,8 +222,7 @@ public enum GameEncoder {
             case .utcDate:
                 utcDate = value
                 // Kept as it is: the date column holds it only when there is no `Date`.
-                if !otherTags.isEmpty { otherTags += "\n" }
-                otherTags += PGNWriter.tagPair(name: "UTCDate", value: value)
+                keep(tag, valueRange)
             case .utcTime: game.utcTime = value
             case .round: game.round = value
             case .white: game.white = value
@@ -222,7 +237,7 @@ public enum GameEncoder {
             }
         }
         if game.date == nil || game.date!.isEmpty, let utcDate { game.date = utcDate }
-        if !otherTags.isEmpty { game.otherTags = otherTags }
+        game.otherTagBytes = otherTags
         if let resultTag {
             game.result = resultTag
         } else if let marker = syntax.resultIndex {
