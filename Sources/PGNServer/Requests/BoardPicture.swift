@@ -113,17 +113,7 @@ public enum BoardPicture {
 
     /// The picture of `position` seen from `side` (`side`'s pieces at the bottom), with `marks`.
     public static func svg(_ position: Position, marks: BoardMarks = BoardMarks(), from side: Color) -> String {
-        var svg = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(pixels)" height="\(pixels)" viewBox="0 0 800 800">\
-            <defs>\(pieceOutlines)</defs>\
-            <rect width="800" height="800" fill="\(lightSquare)"/><path fill="\(darkSquare)" d="
-            """
-        for row in 0..<8 {
-            for column in 0..<8 where (row + column) % 2 == 1 {
-                svg += "M\(column * 100) \(row * 100)h100v100h-100z"
-            }
-        }
-        svg += "\"/>"
+        var svg = emptyBoard
         func place(_ square: Square) -> (x: Int, y: Int) {
             side == .white ? (square.file * 100, (7 - square.rank) * 100) : ((7 - square.file) * 100, square.rank * 100)
         }
@@ -144,7 +134,7 @@ public enum BoardPicture {
             guard !squares.isEmpty else { continue }
             svg += "<path fill=\"\(color.hex)\" fill-opacity=\"\(squareOpacity)\" d=\"\(squarePath(squares))\"/>"
         }
-        svg += coordinates(from: side)
+        svg += side == .white ? coordinatesFromWhite : coordinatesFromBlack
         for color in [Color.white, .black] {
             svg +=
                 color == .white
@@ -172,6 +162,24 @@ public enum BoardPicture {
         }
         return svg + "</svg>"
     }
+
+    /// The start of every picture, the same from both sides: the pieces' outlines and the squares.
+    static let emptyBoard: String = {
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(pixels)" height="\(pixels)" viewBox="0 0 800 800">\
+            <defs>\(pieceOutlines)</defs>\
+            <rect width="800" height="800" fill="\(lightSquare)"/><path fill="\(darkSquare)" d="
+            """
+        for row in 0..<8 {
+            for column in 0..<8 where (row + column) % 2 == 1 {
+                svg += "M\(column * 100) \(row * 100)h100v100h-100z"
+            }
+        }
+        return svg + "\"/>"
+    }()
+
+    static let coordinatesFromWhite = coordinates(from: .white)
+    static let coordinatesFromBlack = coordinates(from: .black)
 
     /// Rank numbers down the left column and file letters along the bottom row, inside the
     /// squares, each in the colour of the squares of the other shade.
