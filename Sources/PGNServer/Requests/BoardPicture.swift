@@ -126,9 +126,11 @@ public enum BoardPicture {
         if !marks.move.isEmpty {
             svg += "<path fill=\"\(moveColor)\" fill-opacity=\"\(moveOpacity)\" d=\"\(squarePath(marks.move))\"/>"
         }
-        // A square marked twice takes its last colour.
+        // A square marked twice takes its last colour (of those a board draws).
         var colorOf: [Square: MarkColor] = [:]
-        for mark in marks.squares { colorOf[mark.square] = MarkColor(letter: mark.color) }
+        for mark in marks.squares {
+            if let color = MarkColor(letter: mark.color) { colorOf[mark.square] = color }
+        }
         for color in MarkColor.allCases {
             let squares = Square.all.filter { colorOf[$0] == color }
             guard !squares.isEmpty else { continue }
