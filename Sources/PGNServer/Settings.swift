@@ -29,6 +29,8 @@ struct Settings: Sendable, Hashable {
     /// Empty: `games.ocgdb.db3` in the workspace folder.
     var databasePath = ""
     var databaseMoves = MovesContent.full
+    /// Whether a move's hover draws the board as a picture or as text.
+    var boardImage = BoardImage.auto
 
     var reviewPreset: ReviewPreset {
         guard reviewPresetName == "custom" else { return ReviewPreset(name: reviewPresetName) ?? .lichess }
@@ -48,7 +50,7 @@ struct Settings: Sendable, Hashable {
     private var key: String {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
-            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves)"
+            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -139,6 +141,12 @@ struct Settings: Sendable, Hashable {
                     } else {
                         unknown.append("\(path) (expected full or mainline)")
                     }
+                case "hover.boardImage":
+                    if let name = value.stringValue, let choice = BoardImage(rawValue: name) {
+                        settings.boardImage = choice
+                    } else {
+                        unknown.append("\(path) (expected auto, always or never)")
+                    }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }
@@ -158,6 +166,17 @@ struct Settings: Sendable, Hashable {
         default: return true
         }
     }
+}
+
+/// `hover.boardImage`: how a move's hover shows the position after it.
+enum BoardImage: String, Sendable, Hashable {
+    /// A picture for the clients known to show markdown images (VS Code and the editors built
+    /// on it) when they take markdown hovers; the text board for the others.
+    case auto
+    /// A picture for every client that takes markdown hovers.
+    case always
+    /// The text board for every client.
+    case never
 }
 
 extension PGNLanguageServer {

@@ -38,9 +38,12 @@ final class FuzzSession: @unchecked Sendable {
         _ = request(
             "initialize",
             [
-                "processId": .null, "initializationOptions": options,
+                // Named as VS Code, with markdown hovers: a move's hover draws its board picture
+                // from the marks of the input's comments.
+                "processId": .null, "initializationOptions": options, "clientInfo": ["name": "Visual Studio Code"],
                 "capabilities": [
                     "general": ["positionEncodings": .array(encodings.map { .string($0) })],
+                    "textDocument": ["hover": ["contentFormat": ["markdown", "plaintext"]]],
                     "workspace": ["applyEdit": true, "configuration": false],
                     "window": ["workDoneProgress": true],
                 ],

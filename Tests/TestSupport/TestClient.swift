@@ -163,14 +163,15 @@ public final class TestClient: Sendable {
     }
 
     @discardableResult
-    public func initialize(positionEncodings: [String]? = nil, capabilities: JSONValue = [:]) async throws -> JSONValue
-    {
+    public func initialize(
+        positionEncodings: [String]? = nil, capabilities: JSONValue = [:], clientInfo: JSONValue = ["name": "tests"]
+    ) async throws -> JSONValue {
         var capabilities = capabilities.objectValue ?? [:]
         if let positionEncodings {
             capabilities["general"] = ["positionEncodings": .array(positionEncodings.map { .string($0) })]
         }
         let result = try await self.result(
-            "initialize", ["processId": .null, "capabilities": .object(capabilities), "clientInfo": ["name": "tests"]])
+            "initialize", ["processId": .null, "capabilities": .object(capabilities), "clientInfo": clientInfo])
         notify("initialized", [:])
         return result
     }

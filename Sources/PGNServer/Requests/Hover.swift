@@ -24,7 +24,7 @@ extension PGNLanguageServer {
             switch node.kind {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }
-                var text = moveHover(move, a, index)
+                var text = moveHover(move, a, index, picture: showsBoardPicture(context))
                 let engine = await engineHover(move)
                 if !engine.isEmpty { text += "\n\n---\n\n" + engine }
                 return hover(text, game.start, node.range, document, context)
@@ -67,7 +67,19 @@ extension PGNLanguageServer {
             .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: "")
     }
 
-    func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int) -> String {
+    /// Whether a move's hover draws the board as a picture (`hover.boardImage`): never in a
+    /// plain-text hover; with `auto`, for the clients known to show markdown images.
+    func showsBoardPicture(_ context: RequestContext) -> Bool {
+        guard context.session.clientCapabilities.acceptsMarkdownHover else { return false }
+        switch currentSettings.boardImage {
+        case .always: return true
+        case .never: return false
+        case .auto: return context.session.initializeParams.clientInfo?.showsMarkdownImages ?? false
+        }
+    }
+
+    /// A move's hover in markdown; with `picture`, the board is an SVG image, else text.
+    func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int, picture: Bool) -> String {
         let side = move.before.turn
         let number = PGNWriter.moveNumber(move.before.fullmoveNumber, black: side == .black)
         let san = move.before.san(move.move)
@@ -81,7 +93,19 @@ extension PGNLanguageServer {
         }
         lines.append("FEN after the move: `\(move.after.fen)`")
         lines.append("")
-        lines.append("```text\n\(move.after.diagram(from: move.after.turn))\n```")
+        let commands = commentCommands(after: index, in: game)
+        let marks = BoardMarks(move: move.move, commands: commands)
+        if picture {
+            let svg = BoardPicture.svg(move.after, marks: marks, from: move.after.turn)
+            lines.append(BoardPicture.markdownImage(svg, title: "The board after \(number) \(san)"))
+        } else {
+            lines.append("```text\n\(move.after.diagram(from: move.after.turn))\n```")
+        }
+        let summary = marks.summary
+        if !summary.isEmpty {
+            lines.append("")
+            lines.append(summary)
+        }
         let whiteLost = move.after.captured(.white)
         let blackLost = move.after.captured(.black)
         if !whiteLost.isEmpty || !blackLost.isEmpty {
@@ -94,10 +118,11 @@ extension PGNLanguageServer {
             lines.append(
                 "Captured: White lost \(list(whiteLost, .white)), Black lost \(list(blackLost, .black)); \(lead)")
         }
-        let commands = commentCommands(after: index, in: game)
-        if !commands.isEmpty {
+        // Squares and arrows are listed under the board.
+        let described = commands.compactMap(describe)
+        if !described.isEmpty {
             lines.append("")
-            lines.append(commands.map(describe).joined(separator: " · "))
+            lines.append(described.joined(separator: " · "))
         }
         if move.after.isCheckmate {
             lines.append("")
@@ -123,17 +148,15 @@ extension PGNLanguageServer {
         return result
     }
 
-    func describe(_ command: CommentCommand) -> String {
+    /// A command in words; nil for squares and arrows, which the board shows.
+    func describe(_ command: CommentCommand) -> String? {
         switch command {
         case .clock(let seconds): return "Clock \(CommentCommand.clockText(seconds))"
         case .elapsedMoveTime(let seconds): return "Move time \(CommentCommand.clockText(seconds))"
         case .elapsedGameTime(let seconds): return "Game time \(CommentCommand.clockText(seconds))"
         case .evaluation(let value, let depth):
             return "Evaluation \(value.text)" + (depth.map { " (depth \($0))" } ?? "")
-        case .squares(let squares):
-            return "Squares " + squares.map { "\($0.color)\($0.square)" }.joined(separator: ", ")
-        case .arrows(let arrows):
-            return "Arrows " + arrows.map { "\($0.color)\($0.from)\($0.to)" }.joined(separator: ", ")
+        case .squares, .arrows: return nil
         case .other(let name, let value): return "%\(name) \(value)"
         }
     }

@@ -6,12 +6,14 @@ import TestSupport
 /// What the feature tests share: a new PGN server behind the in-memory client, with one
 /// document open, and the JSON of positions and ranges as the protocol writes them.
 extension TestClient {
-    /// A client of a new PGN server that announced `capabilities` and opened `text` at `uri`.
+    /// A client of a new PGN server that announced `capabilities` and `clientInfo` and opened
+    /// `text` at `uri`.
     static func pgn(
-        _ text: String, uri: String = testURI, capabilities: JSONValue = [:]
+        _ text: String, uri: String = testURI, capabilities: JSONValue = [:],
+        clientInfo: JSONValue = ["name": "tests"]
     ) async throws -> TestClient {
         let client = TestClient { PGNLanguageServer(server: $0).register() }
-        try await client.initialize(capabilities: capabilities)
+        try await client.initialize(capabilities: capabilities, clientInfo: clientInfo)
         client.open(uri, text)
         return client
     }
