@@ -11,6 +11,8 @@ public enum Checker {
         public var omitted: [Diagnostic.Severity: Int] = [:]
         /// Each game's opening (`ReplayedGame.opening`), in the order of the games.
         public var openings: [Opening?] = []
+        /// With `twins`: each game's `TwinKey` and where its first tag is, in the order of the games.
+        public var twins: [(key: TwinKey?, label: Range<Int>)] = []
 
         public init(games: Int, diagnostics: [Diagnostic]) {
             self.games = games
@@ -26,7 +28,9 @@ public enum Checker {
     /// in the file, `firstGameIndex` the number of games before it). Past `shownPerGame`
     /// diagnostics in one game (or outside games), the rest are counted in `omitted` and one
     /// more diagnostic, where the first of them is, says how many are not shown.
-    public static func check(_ source: SourceText, base: Int = 0, firstGameIndex: Int = 0) -> Report {
+    public static func check(
+        _ source: SourceText, base: Int = 0, firstGameIndex: Int = 0, twins: Bool = false
+    ) -> Report {
         var diagnostics: [Diagnostic] = []
         if source.encoding == .latin1 {
             let bad = firstInvalidUTF8(source.bytes)
@@ -41,16 +45,21 @@ public enum Checker {
         diagnostics += parser.diagnostics
         var openings: [Opening?] = []
         openings.reserveCapacity(parser.games.count)
+        var twinKeys: [(key: TwinKey?, label: Range<Int>)] = []
         for (i, game) in parser.games.enumerated() {
-            let replay = GameReplay(source: source, syntax: game, index: firstGameIndex + i, base: base).run(
-                keepMoves: false)
+            let replayer = GameReplay(source: source, syntax: game, index: firstGameIndex + i, base: base)
+            let replay = replayer.run(keepMoves: false)
             diagnostics += replay.diagnostics
             openings.append(replay.opening?.opening)
+            if twins {
+                twinKeys.append((TwinKey(replayer), game.tags.first?.range ?? game.nodes.first?.range ?? game.range))
+            }
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
         var report = limited(diagnostics, games: parser.games.count, alreadyOmitted: parser.omittedByGame)
         for (severity, count) in parser.omittedDiagnostics { report.omitted[severity, default: 0] += count }
         report.openings = openings
+        report.twins = twinKeys
         return report
     }
 

@@ -17,6 +17,7 @@ public struct Diagnostic: Sendable, Hashable {
         case unknownNAG = "unknown-nag"
         case unsupportedVariant = "unsupported-variant"
         case openingTags = "opening-tags"
+        case twinGame = "twin-game"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {
@@ -61,6 +62,18 @@ public struct Diagnostic: Sendable, Hashable {
         }
     }
 
+    /// Another place of the same text the diagnostic is about (the twin of a copied game).
+    public struct Related: Sendable, Hashable {
+        /// Byte range in the file.
+        public var range: Range<Int>
+        public var message: String
+
+        public init(range: Range<Int>, message: String) {
+            self.range = range
+            self.message = message
+        }
+    }
+
     public var code: Code
     public var severity: Severity
     public var message: String
@@ -69,6 +82,8 @@ public struct Diagnostic: Sendable, Hashable {
     /// Index of the game in its file (0-based); nil for a problem outside any game.
     public var game: Int?
     public var fixes: [Fix]
+    /// Other places it is about, in the same text.
+    public var related: [Related] = []
 
     public init(
         _ code: Code, _ severity: Severity, _ message: String, range: Range<Int>, game: Int?, fixes: [Fix] = []
@@ -94,6 +109,9 @@ extension Diagnostic {
     public func shifted(by offset: Int) -> Diagnostic {
         var moved = self
         moved.range = (range.lowerBound + offset)..<(range.upperBound + offset)
+        moved.related = related.map {
+            Related(range: ($0.range.lowerBound + offset)..<($0.range.upperBound + offset), message: $0.message)
+        }
         moved.fixes = fixes.map { fix in
             var fix = fix
             fix.edits = fix.edits.map { $0.shifted(by: offset) }

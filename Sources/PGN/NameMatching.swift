@@ -11,6 +11,18 @@ public struct NameKey: Hashable, Sendable {
     public let words: [String]
 
     public init(_ name: String) {
+        var name = name
+        // Most names are ASCII: folded here, without Foundation's Unicode tables.
+        let ascii: [String]? = name.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return bytes.split { $0 == 0x2C || $0 == 0x2E || $0 == 0x20 || (0x09...0x0D).contains($0) }.map {
+                String(decoding: $0.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            }
+        }
+        if let ascii {
+            words = ascii
+            return
+        }
         let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         words = folded.split { $0 == "," || $0 == "." || $0.isWhitespace }.map(String.init)
     }

@@ -12,6 +12,7 @@ struct Settings: Sendable, Hashable {
     var missingTags = true
     var nonCanonicalNotation = true
     var openingTags = true
+    var twinGames = true
     var inlayOpening = true
     var lineLength = 80
     var inlayReview = true
@@ -48,7 +49,7 @@ struct Settings: Sendable, Hashable {
 
     /// Every value, for equality and the diagnostics' result ids.
     private var key: String {
-        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(inlayOpening) \(lineLength) \(inlayReview) "
+        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage)"
     }
@@ -95,6 +96,7 @@ struct Settings: Sendable, Hashable {
                 case "diagnostics.missingTags": bool(value, path) { settings.missingTags = $0 }
                 case "diagnostics.nonCanonicalNotation": bool(value, path) { settings.nonCanonicalNotation = $0 }
                 case "diagnostics.openingTags": bool(value, path) { settings.openingTags = $0 }
+                case "diagnostics.twins": bool(value, path) { settings.twinGames = $0 }
                 case "inlayHints.opening": bool(value, path) { settings.inlayOpening = $0 }
                 case "format.lineLength":
                     if let n = value.intValue, (40...255).contains(n) {
@@ -163,6 +165,7 @@ struct Settings: Sendable, Hashable {
         case .missingTag where diagnostic.severity == .information: return missingTags
         case .nonCanonicalSAN: return nonCanonicalNotation
         case .openingTags: return openingTags
+        case .twinGame: return twinGames
         default: return true
         }
     }
@@ -246,7 +249,9 @@ extension PGNLanguageServer {
         let before = currentSettings
         apply(json, source: source)
         let after = currentSettings
-        let shown = { (s: Settings) in [s.missingTags, s.nonCanonicalNotation, s.openingTags, s.reviewDiagnostics] }
+        let shown = { (s: Settings) in
+            [s.missingTags, s.nonCanonicalNotation, s.openingTags, s.twinGames, s.reviewDiagnostics]
+        }
         if shown(before) != shown(after) { republishAll(context) }
     }
 }

@@ -48,8 +48,47 @@ struct Check: ParsableCommand {
             }
             var first = true
             var fileGames = 0
+            var twinGames: [(key: TwinKey?, start: LineColumn, end: LineColumn)] = []
             var openings: [Opening?] = []
             var failure: String?
+            /// Counts a diagnostic and prints it.
+            func emit(_ diagnostic: Diagnostic, _ start: LineColumn, _ end: LineColumn) {
+                switch diagnostic.severity {
+                case .error: errors += 1
+                case .warning: warnings += 1
+                default: break
+                }
+                switch format {
+                case .text:
+                    guard all || diagnostic.severity <= .warning else { return }
+                    output.write(
+                        "\(display):\(start.line + 1):\(start.column + 1): \(diagnostic.severity.name): \(diagnostic.message) [\(diagnostic.code.rawValue)]\n"
+                    )
+                case .json:
+                    var object = JSONText(capacity: 256)
+                    object.raw(first ? "\n{\"line\":" : ",\n{\"line\":")
+                    first = false
+                    object.integer(start.line + 1)
+                    object.raw(",\"column\":")
+                    object.integer(start.column + 1)
+                    object.raw(",\"endLine\":")
+                    object.integer(end.line + 1)
+                    object.raw(",\"endColumn\":")
+                    object.integer(end.column + 1)
+                    object.raw(",\"severity\":")
+                    object.string(diagnostic.severity.name)
+                    object.raw(",\"code\":")
+                    object.string(diagnostic.code.rawValue)
+                    object.raw(",\"message\":")
+                    object.string(diagnostic.message)
+                    if let game = diagnostic.game {
+                        object.raw(",\"game\":")
+                        object.integer(game + 1)
+                    }
+                    object.raw("}")
+                    output.write(object.bytes)
+                }
+            }
             let input =
                 path == "-"
                 ? STDIN_FILENO
@@ -60,51 +99,28 @@ struct Check: ParsableCommand {
                 failure = "cannot open \(display): \(String(cString: strerror(errno)))"
             } else {
                 defer { if input != STDIN_FILENO { close(input) } }
-                let result = CheckRun.stream(input) { batch in
+                let lookForTwins = all || format == .json
+                let result = CheckRun.stream(input, twins: lookForTwins) { batch in
                     if format == .json { openings += batch.report.openings }
+                    if lookForTwins { twinGames += batch.twins }
                     for (severity, count) in batch.report.omitted {
                         if severity == .error { errors += count }
                         if severity == .warning { warnings += count }
                     }
-                    for (diagnostic, start, end) in batch.located {
-                        switch diagnostic.severity {
-                        case .error: errors += 1
-                        case .warning: warnings += 1
-                        default: break
-                        }
-                        switch format {
-                        case .text:
-                            guard all || diagnostic.severity <= .warning else { continue }
-                            output.write(
-                                "\(display):\(start.line + 1):\(start.column + 1): \(diagnostic.severity.name): \(diagnostic.message) [\(diagnostic.code.rawValue)]\n"
-                            )
-                        case .json:
-                            var object = JSONText(capacity: 256)
-                            object.raw(first ? "\n{\"line\":" : ",\n{\"line\":")
-                            first = false
-                            object.integer(start.line + 1)
-                            object.raw(",\"column\":")
-                            object.integer(start.column + 1)
-                            object.raw(",\"endLine\":")
-                            object.integer(end.line + 1)
-                            object.raw(",\"endColumn\":")
-                            object.integer(end.column + 1)
-                            object.raw(",\"severity\":")
-                            object.string(diagnostic.severity.name)
-                            object.raw(",\"code\":")
-                            object.string(diagnostic.code.rawValue)
-                            object.raw(",\"message\":")
-                            object.string(diagnostic.message)
-                            if let game = diagnostic.game {
-                                object.raw(",\"game\":")
-                                object.integer(game + 1)
-                            }
-                            object.raw("}")
-                            output.write(object.bytes)
-                        }
-                    }
+                    for (diagnostic, start, end) in batch.located { emit(diagnostic, start, end) }
                 }
                 fileGames = result.games
+                // Twins are known once the whole file is read: they come after its other problems.
+                let pairs = Twins.find(twinGames.map(\.key))
+                for pair in pairs {
+                    let (copy, kept) = (twinGames[pair.copy], twinGames[pair.kept])
+                    var diagnostic = Twins.diagnostic(
+                        pair, copyLabel: 0..<0, keptLabel: 0..<0, copyPlies: copy.key?.plies ?? 0,
+                        keptPlies: kept.key?.plies ?? 0)
+                    diagnostic.message += " (line \(kept.start.line + 1))"
+                    emit(diagnostic, copy.start, copy.end)
+                }
+                twinGames = []
                 if let error = result.readError {
                     failure = "cannot read \(display): \(String(cString: strerror(error)))"
                 }
@@ -210,6 +226,8 @@ enum CheckRun {
         var source: SourceText?
         /// Diagnostics with their start and end in the file (0-based line, column in characters).
         var located: [(Diagnostic, LineColumn, LineColumn)] = []
+        /// With twins looked for: each game's key and the start and end of its first tag.
+        var twins: [(key: TwinKey?, start: LineColumn, end: LineColumn)] = []
     }
 
     static let pieceSize = 4 << 20
@@ -221,7 +239,7 @@ enum CheckRun {
     /// Streams the file open at `input`; calls `emit` for each piece in order; returns the
     /// number of games, and the error number when reading failed (what was read before the
     /// failure is checked).
-    static func stream(_ input: Int32, emit: (Batch) -> Void) -> (games: Int, readError: Int32?) {
+    static func stream(_ input: Int32, twins: Bool = false, emit: (Batch) -> Void) -> (games: Int, readError: Int32?) {
         // Twice as many pieces as cores, so that a slow piece does not leave a core idle.
         let width = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
         var pending: [UInt8] = []
@@ -281,7 +299,7 @@ enum CheckRun {
             _ = results.initialize(from: batches)
             DispatchQueue.concurrentPerform(iterations: batches.count) { i in
                 let source = SourceText(results[i].bytes)
-                var report = Checker.check(source, base: results[i].base)
+                var report = Checker.check(source, base: results[i].base, twins: twins)
                 if results[i].cutShort {
                     let end = results[i].base + source.bytes.count
                     report.diagnostics.append(
@@ -305,6 +323,13 @@ enum CheckRun {
                     var renumbered = diagnostic
                     renumbered.game = diagnostic.game.map { $0 + games }
                     return (renumbered, start, end)
+                }
+                batch.twins = batch.report.twins.map { twin in
+                    var start = source.position(of: twin.label.lowerBound - batch.base, in: .utf32)
+                    var end = source.position(of: twin.label.upperBound - batch.base, in: .utf32)
+                    start.line += line
+                    end.line += line
+                    return (twin.key, start, end)
                 }
                 emit(batch)
                 games += batch.report.games

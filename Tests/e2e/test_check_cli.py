@@ -87,3 +87,25 @@ def test_every_corpus_file_is_checked_without_crashing():
     reports = json.loads(result.stdout)
     assert len(reports) == len(files)
     assert sum(r["games"] for r in reports) > (4000 if SHARED.is_dir() else 500)
+
+
+def test_twins_are_reported_with_all_after_the_other_problems(tmp_path):
+    game = ('[Event "WCh"]\n[Site "Dubai"]\n[Date "2021.12.03"]\n[Round "6"]\n[White "{white}"]\n'
+            '[Black "Nepomniachtchi, Ian"]\n[Result "{result}"]\n\n{moves} {result}\n\n')
+    text = (game.format(white="Carlsen, Magnus", moves="1. d4 Nf6 2. Nf3 d5", result="*")
+            + game.format(white="Carlsen,Magnus", moves="1. d4 Nf6 2. Nf3 d5 3. g3 e6", result="1-0")
+            + game.format(white="Carlsen, Magnus", moves="1. d4 Nf6 2. Nf3 d5 3. g3+ e6", result="1-0"))
+    path = tmp_path / "broadcast.pgn"
+    path.write_text(text)
+    lines = run(["check", "--all", str(path)]).stdout.splitlines()
+    assert lines == [
+        f"{path}:29:24: hint: Standard notation is g3: the check sign does not match the position [non-canonical-san]",
+        f"{path}:1:1: information: This game stops after 4 half-moves of game 2, which has the same players, "
+        "date and round and goes on to 6: an earlier copy of it (line 11) [twin-game]",
+        f"{path}:21:1: information: This game is a copy of game 2: the same players, date, round and moves "
+        "(line 11) [twin-game]",
+        "3 games, 0 errors, 0 warnings"]
+    assert run(["check", str(path)]).stdout == "3 games, 0 errors, 0 warnings\n"  # information: with --all
+    [report] = json.loads(run(["check", "--format", "json", str(path)]).stdout)
+    twins = [(d["game"], d["line"]) for d in report["diagnostics"] if d["code"] == "twin-game"]
+    assert twins == [(1, 1), (3, 21)]

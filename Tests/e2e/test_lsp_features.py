@@ -335,3 +335,16 @@ def test_cancellation_and_results_made_stale_by_an_edit(client):
     assert client.response(stale).get("error", {}).get("code") == -32801
     # And the server goes on serving.
     assert len(client.request("textDocument/foldingRange", {"textDocument": {"uri": URI}})) > 1000
+
+
+def test_twins_are_pushed_with_related_information(client):
+    client.initialize()
+    game = '[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "{round}"]\n\n1. e4 e5 2. Nf3 *\n\n'
+    text = game.format(round=1) + game.format(round=1) + game.format(round=2)
+    client.open(URI, text, version=1)
+    twins = [d for d in client.diagnostics(URI, version=1) if d["code"] == "twin-game"]
+    assert [(d["range"]["start"]["line"], d["severity"]) for d in twins] == [(7, 3)]
+    assert twins[0]["message"] == "This game is a copy of game 1: the same players, date, round and moves"
+    (related,) = twins[0]["relatedInformation"]
+    assert related["location"] == {"uri": URI, "range": {"start": {"line": 0, "character": 0},
+                                                         "end": {"line": 0, "character": 14}}}

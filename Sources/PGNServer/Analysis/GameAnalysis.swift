@@ -16,6 +16,8 @@ public final class GameAnalysis: Sendable {
     public let playedNodes: [Int]
     /// The game's opening and the move where its name was reached (`ReplayedGame.opening`).
     public let opening: (opening: Opening, node: Int?)?
+    /// What finds the game's twins in its document (`TwinKey`); nil for a game that cannot have one.
+    public let twinKey: TwinKey?
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
@@ -32,7 +34,9 @@ public final class GameAnalysis: Sendable {
         source = SourceText(bytes)
         let parser = bytes.withUnsafeBufferPointer { Parser($0) }
         syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
-        let replay = GameReplay(source: source, syntax: syntax, index: 0).run(keepMoves: false)
+        let replayer = GameReplay(source: source, syntax: syntax, index: 0)
+        let replay = replayer.run(keepMoves: false)
+        twinKey = TwinKey(replayer)
         start = replay.start
         diagnostics = parser.diagnostics + replay.diagnostics
         playedNodes = replay.playedNodes
@@ -446,6 +450,43 @@ public final class PGNAnalyzer: Sendable {
         return (Self.assemble(document, games: games, cut: cut, parsedBytes: parser.endOffset - start), analyses)
     }
 
+    /// The `twin-game` diagnostics of a document's games, with their fixes: remove the copy,
+    /// or remove it and give the kept game the tags only the copy has.
+    static func twinDiagnostics(_ games: [PlacedGame]) -> [Diagnostic] {
+        let pairs = Twins.find(games.map(\.analysis.twinKey))
+        guard !pairs.isEmpty else { return [] }
+        func label(_ game: PlacedGame) -> Range<Int> {
+            let syntax = game.analysis.syntax
+            return (syntax.tags.first?.range ?? syntax.nodes.first?.range ?? syntax.range).shifted(by: game.start)
+        }
+        return pairs.map { pair in
+            let (copy, kept) = (games[pair.copy], games[pair.kept])
+            var diagnostic = Twins.diagnostic(
+                pair, copyLabel: label(copy), keptLabel: label(kept),
+                copyPlies: copy.analysis.twinKey?.plies ?? 0, keptPlies: kept.analysis.twinKey?.plies ?? 0)
+            let remove = Diagnostic.Edit(range: copy.range, text: "")
+            diagnostic.fixes = [Diagnostic.Fix(title: "Remove this copy", edits: [remove], isPreferred: false)]
+            // The tags the copy has and the kept game lacks, added after the kept game's last one.
+            let keptReplay = kept.analysis.gameReplay
+            let copyReplay = copy.analysis.gameReplay
+            let missing = copy.analysis.syntax.tags.compactMap { tag -> String? in
+                let name = copyReplay.text(tag.nameRange)
+                guard keptReplay.tag(name) == nil, let value = copyReplay.value(of: tag) else { return nil }
+                return PGNWriter.tagPair(name: name, value: value)
+            }
+            if !missing.isEmpty, let last = kept.analysis.syntax.tags.last?.range.upperBound {
+                let at = last + kept.start
+                let merge = Diagnostic.Edit(range: at..<at, text: "\n" + missing.joined(separator: "\n"))
+                diagnostic.fixes.append(
+                    Diagnostic.Fix(
+                        title: pair.isShorter
+                            ? "Keep the longer copy, merging their tags" : "Keep the first copy, merging their tags",
+                        edits: pair.copy < pair.kept ? [remove, merge] : [merge, remove], isPreferred: false))
+            }
+            return diagnostic
+        }
+    }
+
     static func hasBrace<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.contains { $0 == 0x7B || $0 == 0x7D }
     }
@@ -488,6 +529,7 @@ public final class PGNAnalyzer: Sendable {
                 diagnostics.append(diagnostic)
             }
         }
+        diagnostics += twinDiagnostics(games)
         diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
         return DocumentAnalysis(
             uri: document.uri, version: document.version, bytes: document.bytes, games: games,

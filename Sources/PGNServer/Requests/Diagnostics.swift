@@ -148,6 +148,19 @@ extension PGNLanguageServer {
         text.range(document.range(of: diagnostic.range, encoding: encoding))
         text.raw(",\"severity\":")
         text.integer(diagnostic.severity.lsp.rawValue)
+        // Places in the same document; a client that does not show them ignores the member.
+        if !diagnostic.related.isEmpty {
+            text.raw(",\"relatedInformation\":")
+            text.array(diagnostic.related) { text, related in
+                text.raw("{\"location\":{\"uri\":")
+                text.string(document.uri)
+                text.raw(",\"range\":")
+                text.range(document.range(of: related.range, encoding: encoding))
+                text.raw("},\"message\":")
+                text.string(related.message)
+                text.raw("}")
+            }
+        }
         text.raw(",\"source\":\"pgn\"}")
     }
 }

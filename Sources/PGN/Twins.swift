@@ -1,0 +1,142 @@
+import Foundation
+
+/// What tells two games apart when looking for twins: the same game twice in a file, or one
+/// copy's mainline the start of the other's (as broadcast and TWIC files give a game while it
+/// is being played and again when it is over).
+///
+/// Two games are twins when they have the same players (`NameKey`: spacing, case, commas and
+/// accents do not count), date, round (`?`, `-` and none are one value) and start position,
+/// and the mainline of one is the mainline of the other or its start. The mainline is compared
+/// as written, move by move, without check marks and annotation glyphs. A game with no move,
+/// or naming neither player, is nobody's twin.
+public struct TwinKey: Sendable, Hashable {
+    /// Players, date, round and start position, hashed.
+    public let identity: Int
+    /// `prefixes[i]`: a hash of the first `i + 1` mainline moves.
+    public let prefixes: [UInt32]
+
+    public var plies: Int { prefixes.count }
+
+    public init?(_ replay: GameReplay) {
+        let syntax = replay.syntax
+        func tag(_ name: String) -> String {
+            guard let value = replay.tagValue(name) else { return "" }
+            let trimmed = value.first == " " || value.last == " " ? value.trimmingCharacters(in: .whitespaces) : value
+            return trimmed == "?" || trimmed == "-" ? "" : trimmed
+        }
+        let white = NameKey(tag("White")).words
+        let black = NameKey(tag("Black")).words
+        guard !white.isEmpty || !black.isEmpty else { return nil }
+        var hasher = Hasher()
+        hasher.combine(white)
+        hasher.combine(black)
+        hasher.combine(tag("Date").isEmpty ? tag("UTCDate") : tag("Date"))
+        hasher.combine(tag("Round"))
+        hasher.combine(tag("FEN"))
+        identity = hasher.finalize()
+
+        var prefixes: [UInt32] = []
+        var hash: UInt32 = 2_166_136_261
+        var depth = 0
+        replay.source.bytes.withUnsafeBufferPointer { bytes in
+            for node in syntax.nodes {
+                switch node.kind {
+                case .variationStart: depth += 1
+                case .variationEnd: depth = max(0, depth - 1)
+                case .move where depth == 0:
+                    var upper = node.range.upperBound - replay.base
+                    let lower = node.range.lowerBound - replay.base
+                    // `+`, `#`, `!` and `?` at the end say nothing about which move it is.
+                    while upper > lower {
+                        let last = bytes[upper - 1]
+                        guard last == 0x2B || last == 0x23 || last == 0x21 || last == 0x3F else { break }
+                        upper -= 1
+                    }
+                    for byte in bytes[lower..<upper] { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+                    hash = (hash ^ 0x20) &* 16_777_619
+                    prefixes.append(hash)
+                default: break
+                }
+            }
+        }
+        guard !prefixes.isEmpty else { return nil }
+        self.prefixes = prefixes
+    }
+
+    /// Whether this game's mainline is `other`'s or its start.
+    public func isStart(of other: TwinKey) -> Bool {
+        identity == other.identity && plies <= other.plies && other.prefixes[plies - 1] == prefixes[plies - 1]
+    }
+}
+
+/// The twins among games: which game each copy copies.
+public enum Twins {
+    public struct Pair: Sendable, Hashable {
+        /// The copy: an exact copy after the first, or a game whose mainline is the start of
+        /// another's.
+        public let copy: Int
+        /// The game to keep: the longest game whose mainline starts with the copy's (the
+        /// first of them).
+        public let kept: Int
+        /// Whether the kept game goes on where the copy stops.
+        public var isShorter: Bool
+
+        public init(copy: Int, kept: Int, isShorter: Bool) {
+            self.copy = copy
+            self.kept = kept
+            self.isShorter = isShorter
+        }
+    }
+
+    /// Games with more twins than this are left alone: a file that has the same game a
+    /// thousand times is made that way on purpose.
+    public static let largestGroup = 64
+
+    /// The twins among `keys` (by the games' order), sorted by copy.
+    public static func find(_ keys: [TwinKey?]) -> [Pair] {
+        // Most games have no twin: count first, and gather only the identities seen twice.
+        var counts: [Int: Int] = [:]
+        counts.reserveCapacity(keys.count)
+        for key in keys { if let key { counts[key.identity, default: 0] += 1 } }
+        var groups: [Int: [Int]] = [:]
+        for (index, key) in keys.enumerated() {
+            if let key, counts[key.identity]! > 1 { groups[key.identity, default: []].append(index) }
+        }
+        var pairs: [Pair] = []
+        for members in groups.values where members.count > 1 && members.count <= largestGroup {
+            for copy in members {
+                let key = keys[copy]!
+                var kept: Int?
+                for other in members where other != copy {
+                    let candidate = keys[other]!
+                    // An equal game is kept when it comes first; a longer one wherever it is.
+                    guard key.isStart(of: candidate), candidate.plies > key.plies || other < copy else { continue }
+                    if let best = kept, keys[best]!.plies >= candidate.plies { continue }
+                    kept = other
+                }
+                if let kept { pairs.append(Pair(copy: copy, kept: kept, isShorter: keys[kept]!.plies > key.plies)) }
+            }
+        }
+        return pairs.sorted { $0.copy < $1.copy }
+    }
+}
+
+extension Twins {
+    /// The `twin-game` diagnostic of a copy, on `copyLabel` (its first tag), pointing at
+    /// `keptLabel`; games counted from 0, as in `Diagnostic.game`.
+    public static func diagnostic(
+        _ pair: Pair, copyLabel: Range<Int>, keptLabel: Range<Int>, copyPlies: Int, keptPlies: Int
+    ) -> Diagnostic {
+        let kept = "game \(pair.kept + 1)"
+        let message =
+            pair.isShorter
+            ? "This game stops after \(copyPlies) half-moves of \(kept), which has the same players, date and round and goes on to \(keptPlies): an earlier copy of it"
+            : "This game is a copy of \(kept): the same players, date, round and moves"
+        var diagnostic = Diagnostic(.twinGame, .information, message, range: copyLabel, game: pair.copy)
+        diagnostic.related = [
+            Diagnostic.Related(
+                range: keptLabel, message: pair.isShorter ? "the longer copy, \(kept)" : "the first copy, \(kept)")
+        ]
+        return diagnostic
+    }
+}
