@@ -167,6 +167,14 @@ local function run()
   vim.cmd("PgnFillAllOpeningTags")
   vim.wait(10000, function() return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("%[ECO") ~= nil end, 20)
   out.filled = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+
+  -- A broadcast's earlier copy: a twin-game diagnostic on its first tag.
+  bufnr = open("twins.pgn")
+  out.twins_arrived = wait_diagnostics(bufnr, "twin-game")
+  out.twins = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == "twin-game" then table.insert(out.twins, { lnum = d.lnum, message = d.message }) end
+  end
 end
 
 vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
@@ -181,6 +189,10 @@ end })
 # annotations gets it.
 CLUB = '[Event "Club"]\n[White "Carlsen, Magnus"]\n[Black "Carlsen,Magnus"]\n\n1. e4 e5 *\n'
 CLUB_2 = '[Event "Club"]\n[White "Emil"]\n[Black "Carlsen, Magnus"]\n\n1. d4 *\n\n[White "Carlsen, M."]\n\n1. c4 *\n'
+
+
+TWINS = ('[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1. e4 e5 *\n\n'
+         '[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1. e4 e5 2. Nf3 1-0\n')
 
 
 def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> dict:
@@ -198,6 +210,7 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> 
     (work / "club.pgn").write_text(CLUB)
     (work / "club-2.pgn").write_text(CLUB_2)
     (work / "marks.pgn").write_text(MARKED)
+    (work / "twins.pgn").write_text(TWINS)
     init = tmp_path / "init.lua"
     init.write_text(INIT)
     out = tmp_path / "out.json"
@@ -327,6 +340,12 @@ def test_rename_reaches_every_spelling_in_the_workspace(default_run):
 def test_fill_opening_tags_command_writes_the_tags_into_the_buffer(default_run):
     filled = default_run["filled"]
     assert filled[3:5] == ['[ECO "C20"]', '[Opening "King\'s Pawn Game"]'], filled
+
+
+def test_twin_games_show_as_diagnostics(default_run):
+    assert default_run["twins_arrived"]
+    assert default_run["twins"] == [{"lnum": 0, "message": "This game stops after 2 half-moves of game 2, which has "
+                                     "the same players, date and round and goes on to 3: an earlier copy of it"}]
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):
