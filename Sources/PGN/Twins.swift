@@ -94,27 +94,36 @@ public enum Twins {
 
     /// The twins among `keys` (by the games' order), sorted by copy.
     public static func find(_ keys: [TwinKey?]) -> [Pair] {
+        find(identities: keys.map { $0?.identity }) { keys[$0]! }
+    }
+
+    /// The twins among games known by their keys' identities (nil: no key), sorted by copy;
+    /// `key` gives the whole key of a game that shares its identity with another. Only the
+    /// identities are looked at for most games: an editor runs this after every edit.
+    public static func find(identities: [Int?], key: (Int) -> TwinKey) -> [Pair] {
         // Most games have no twin: count first, and gather only the identities seen twice.
         var counts: [Int: Int] = [:]
-        counts.reserveCapacity(keys.count)
-        for key in keys { if let key { counts[key.identity, default: 0] += 1 } }
+        counts.reserveCapacity(identities.count)
+        for identity in identities { if let identity { counts[identity, default: 0] += 1 } }
         var groups: [Int: [Int]] = [:]
-        for (index, key) in keys.enumerated() {
-            if let key, counts[key.identity]! > 1 { groups[key.identity, default: []].append(index) }
+        for (index, identity) in identities.enumerated() {
+            guard let identity, let count = counts[identity], count > 1, count <= largestGroup else { continue }
+            groups[identity, default: []].append(index)
         }
         var pairs: [Pair] = []
-        for members in groups.values where members.count > 1 && members.count <= largestGroup {
-            for copy in members {
-                let key = keys[copy]!
+        for members in groups.values {
+            let keys = members.map(key)
+            for (m, copy) in members.enumerated() {
                 var kept: Int?
-                for other in members where other != copy {
-                    let candidate = keys[other]!
+                for (o, other) in members.enumerated() where other != copy {
                     // An equal game is kept when it comes first; a longer one wherever it is.
-                    guard key.isStart(of: candidate), candidate.plies > key.plies || other < copy else { continue }
-                    if let best = kept, keys[best]!.plies >= candidate.plies { continue }
-                    kept = other
+                    guard keys[m].isStart(of: keys[o]), keys[o].plies > keys[m].plies || other < copy else { continue }
+                    if let best = kept, keys[best].plies >= keys[o].plies { continue }
+                    kept = o
                 }
-                if let kept { pairs.append(Pair(copy: copy, kept: kept, isShorter: keys[kept]!.plies > key.plies)) }
+                if let kept {
+                    pairs.append(Pair(copy: copy, kept: members[kept], isShorter: keys[kept].plies > keys[m].plies))
+                }
             }
         }
         return pairs.sorted { $0.copy < $1.copy }

@@ -453,7 +453,9 @@ public final class PGNAnalyzer: Sendable {
     /// The `twin-game` diagnostics of a document's games, with their fixes: remove the copy,
     /// or remove it and give the kept game the tags only the copy has.
     static func twinDiagnostics(_ games: [PlacedGame]) -> [Diagnostic] {
-        let pairs = Twins.find(games.map(\.analysis.twinKey))
+        let pairs = Twins.find(identities: games.map { $0.analysis.twinKey?.identity }) {
+            games[$0].analysis.twinKey!
+        }
         guard !pairs.isEmpty else { return [] }
         func label(_ game: PlacedGame) -> Range<Int> {
             let syntax = game.analysis.syntax
