@@ -12,13 +12,31 @@ before/after ratio.
 Usage: scripts/bench/import.py [--runs N] [--db-dir DIR] [--ocgdb PATH] [--baseline PATH]
 (build first: swift build -c release). Prints a Markdown table of medians (seconds, games/s,
 peak memory) for BENCHMARKS.md.
+
+Scale mode, with `--sizes` (e.g. `--sizes 44k,220k,1m,4m`): inputs of that many games made by
+scale_corpus.py (the 1 MB file repeated, players, events and sites drawn from Zipf-like pools,
+a Round per copy; made under --input-dir and kept for the next run). For each size, each
+repetition and each condition (`--conditions quiet,busy`: busy runs one CPU-bound process
+beside every command, started before it and killed after), interleaved, ocgdb first in every
+other repetition:
+- `pgn-lsp import --no-comment-rows` into a new database, then into the same database again
+  (every game a duplicate), then `pgn-lsp export --output` of the database;
+- `ocgdb -create -o moves -cpu 2` into a new database (with --ocgdb);
+- at the largest size only, once per condition, `pgn-lsp import` with comment rows.
+Memory is polled every 50 ms from /proc/PID/status (peak VmHWM, RssAnon, RssFile) and every
+250 ms from /proc/PID/smaps (resident pages of the input file, of the database file and of
+anonymous mappings). Repetitions: --repeat (sizes under 1M, default 3) and --repeat-large (1M
+and over, default 1); medians. --delete-inputs removes each input of 1M games or more once
+its size is done.
+
+    scripts/bench/import.py --sizes 44k,220k,1m --conditions quiet,busy --ocgdb PATH
 """
 import argparse
 import pathlib
 import statistics
 import tempfile
 
-from common import LICHESS_1M, PGN_LSP, big_lichess_file, measure, shared
+from common import LICHESS_1M, PGN_LSP, Competitor, big_lichess_file, measure, measure_memory, shared
 
 GAMES = 43_800
 
@@ -42,7 +60,18 @@ def main():
     parser.add_argument("--db-dir", default=None, help="where the database files go (default: a temporary folder)")
     parser.add_argument("--ocgdb", default=None, help="an ocgdb binary to run beside pgn-lsp")
     parser.add_argument("--baseline", default=None, help="another pgn-lsp binary to run beside this one")
+    parser.add_argument("--sizes", default=None, help="scale mode: input sizes in games, e.g. 44k,220k,1m,4m")
+    parser.add_argument("--conditions", default="quiet,busy", help="scale mode: quiet, busy or both")
+    parser.add_argument("--repeat", type=int, default=3, help="scale mode: runs at sizes under 1M")
+    parser.add_argument("--repeat-large", type=int, default=1, help="scale mode: runs at 1M games and over")
+    parser.add_argument("--input-dir", default="/tmp", help="scale mode: where the inputs are made and kept")
+    parser.add_argument("--no-export", action="store_true", help="scale mode: leave out pgn-lsp export")
+    parser.add_argument("--delete-inputs", action="store_true",
+                        help="scale mode: delete inputs of 1M games and more once measured")
     args = parser.parse_args()
+    if args.sizes:
+        scale(args)
+        return
     distinct = distinct_lichess_file()
     plain = big_lichess_file()
     with tempfile.TemporaryDirectory(dir=args.db_dir) as folder:
@@ -100,6 +129,112 @@ def main():
     print("\nEvery run, seconds:\n")
     for name, samples in results.items():
         print(f"- {name}: " + " ".join(f"{s:.2f}" for s, _ in samples))
+
+
+def scale(args):
+    from scale_corpus import parse_size, scale_file
+
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    conditions = [c.strip() for c in args.conditions.split(",")]
+    assert set(conditions) <= {"quiet", "busy"}, conditions
+    rows = {}  # (size, command, condition) -> list of samples
+    order = []
+    inputs = {}
+    for size in sizes:
+        path, games = scale_file(size, args.input_dir)
+        path = path.resolve()
+        inputs[size] = (path, games)
+        runs = args.repeat if size < 1_000_000 else args.repeat_large
+        with tempfile.TemporaryDirectory(dir=args.db_dir) as folder:
+            folder = pathlib.Path(folder)
+            db = folder / "scale.db3"
+            ocgdb_db = folder / "scale.ocgdb.db3"
+            out = folder / "export.pgn"
+            log = folder / "stdout.txt"
+
+            def run(name, condition, target, command, files, fresh=True):
+                if fresh:
+                    for extra in ("", "-journal", "-wal", "-shm"):
+                        pathlib.Path(str(target) + extra).unlink(missing_ok=True)
+                with open(log, "wb") as stdout:
+                    if condition == "busy":
+                        with Competitor():
+                            sample = measure_memory(command, files=files, stdout=stdout)
+                    else:
+                        sample = measure_memory(command, files=files, stdout=stdout)
+                sample["out"] = log.read_text(errors="replace").strip().splitlines()[-1:] or [""]
+                assert sample["status"] in (0, 1), f"{name}: exit status {sample['status']}: {sample['out']}"
+                sample["db"] = target.stat().st_size / 1e6 if target.exists() and target != out else None
+                key = (size, name, condition)
+                if key not in rows:
+                    rows[key] = []
+                    order.append(key)
+                rows[key].append(sample)
+                mapped = sample["mapped"]
+                print(f"  {games:>9,} {condition:5} {name}: {sample['seconds']:.2f} s, {sample['rss']:.0f} MB rss, "
+                      f"{sample['anon']:.0f} MB anon, input {mapped.get(str(path), 0):.0f} MB, "
+                      f"db {mapped.get(str(target), 0):.0f} MB; {sample['out'][0]}", flush=True)
+
+            lsp_import = [str(PGN_LSP), "import", "--no-comment-rows", "--db", str(db), str(path)]
+            ocgdb = None
+            if args.ocgdb:
+                ocgdb = [args.ocgdb, "-create", "-pgn", str(path), "-db", str(ocgdb_db), "-cpu", "2", "-o", "moves"]
+            for repetition in range(runs):
+                for condition in conditions:
+                    steps = ["pgn-lsp", "ocgdb"] if repetition % 2 == 0 else ["ocgdb", "pgn-lsp"]
+                    for step in steps:
+                        if step == "ocgdb" and ocgdb:
+                            run("ocgdb -o moves -cpu 2", condition, ocgdb_db, ocgdb, [path, ocgdb_db])
+                            ocgdb_db.unlink(missing_ok=True)
+                        elif step == "pgn-lsp":
+                            files = [path, db]
+                            run("pgn-lsp import --no-comment-rows", condition, db, lsp_import, files)
+                            run("pgn-lsp import again (all duplicates)", condition, db, lsp_import, files,
+                                fresh=False)
+                            if not args.no_export:
+                                run("pgn-lsp export", condition, db,
+                                    [str(PGN_LSP), "export", "--db", str(db), "--output", str(out), "--force"],
+                                    [db, out], fresh=False)
+                                out.unlink(missing_ok=True)
+                            db.unlink(missing_ok=True)
+                    if size == sizes[-1] and repetition == 0:
+                        run("pgn-lsp import (comment rows)", condition, db,
+                            [str(PGN_LSP), "import", "--db", str(db), str(path)], [path, db])
+                        db.unlink(missing_ok=True)
+        if args.delete_inputs and size >= 1_000_000:
+            path.unlink(missing_ok=True)
+            path.with_suffix(".meta.json").unlink(missing_ok=True)
+
+    print("\nInputs: " + "; ".join(f"{games:,} games ({path.name}{', deleted' if not path.exists() else ''})"
+                                  for path, games in inputs.values()))
+    print("Memory: peak resident (VmHWM) and peak RssAnon / RssFile of /proc/PID/status, polled every 50 ms; "
+          "input and database: peak resident pages of those files' mappings (/proc/PID/smaps, every 250 ms). "
+          "Medians of the runs.\n")
+    print("| games | command | condition | runs | median s | games/s | peak RSS MB | peak anon MB "
+          "| peak file MB | input mapped MB | database mapped MB | database MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def median(samples, get):
+        values = [v for v in map(get, samples) if v is not None]
+        return statistics.median(values) if values else None
+
+    for key in order:
+        size, name, condition = key
+        samples = rows[key]
+        path, games = inputs[size]
+        seconds = median(samples, lambda s: s["seconds"])
+        database = median(samples, lambda s: s["db"])
+        cells = [f"{games:,}", name, condition, str(len(samples)), f"{seconds:.2f}", f"{games / seconds:,.0f}"]
+        for get in (lambda s: s["rss"], lambda s: s["anon"], lambda s: s["file"],
+                    lambda s: s["mapped"].get(str(path), 0.0),
+                    lambda s: max((v for k, v in s["mapped"].items() if k.endswith(".db3")), default=0.0)):
+            cells.append(f"{median(samples, get):.0f}")
+        cells.append("" if database is None or "export" in name else f"{database:,.0f}")
+        print("| " + " | ".join(cells) + " |")
+    print("\nEvery run, seconds:\n")
+    for key in order:
+        size, name, condition = key
+        print(f"- {inputs[size][1]:,} {name}, {condition}: " + " ".join(f"{s['seconds']:.2f}" for s in rows[key]))
 
 
 if __name__ == "__main__":
