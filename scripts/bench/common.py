@@ -86,6 +86,8 @@ def measure_memory(args, files=(), interval=0.05, smaps_every=5, stdout=None, cw
     files = [str(f) for f in files]
     peaks = {"VmHWM": 0, "RssAnon": 0, "RssFile": 0}
     mapped = {}
+    timeline = []  # (seconds, RssAnon kB, RssFile kB, resident kB of each of `files`)
+    anon_peak_at = 0.0
     start = time.perf_counter()
     process = subprocess.Popen(args, stdout=stdout or subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     polls = 0
@@ -93,12 +95,20 @@ def measure_memory(args, files=(), interval=0.05, smaps_every=5, stdout=None, cw
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
-        for name, value in _status_kb(process.pid).items():
+        now = time.perf_counter() - start
+        status_kb = _status_kb(process.pid)
+        if status_kb.get("RssAnon", 0) > peaks["RssAnon"]:
+            anon_peak_at = now
+        for name, value in status_kb.items():
             if name in peaks:
                 peaks[name] = max(peaks[name], value)
         if polls % smaps_every == 0:
-            for name, value in _smaps_kb(process.pid, files).items():
+            smaps = _smaps_kb(process.pid, files)
+            for name, value in smaps.items():
                 mapped[name] = max(mapped.get(name, 0), value)
+            if status_kb:
+                timeline.append((round(now, 2), status_kb.get("RssAnon", 0), status_kb.get("RssFile", 0),
+                                 *(smaps.get(f, 0) for f in files)))
         polls += 1
         time.sleep(interval)
     elapsed = time.perf_counter() - start
@@ -110,6 +120,9 @@ def measure_memory(args, files=(), interval=0.05, smaps_every=5, stdout=None, cw
         "anon": peaks["RssAnon"] / 1024,
         "file": peaks["RssFile"] / 1024,
         "mapped": {name: kb / 1024 for name, kb in mapped.items()},
+        # When RssAnon reached its peak, as a share of the wall time; and the samples.
+        "anon_peak_at": anon_peak_at / elapsed if elapsed else 0.0,
+        "timeline": timeline,
     }
 
 

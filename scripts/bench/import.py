@@ -27,12 +27,16 @@ Memory is polled every 50 ms from /proc/PID/status (peak VmHWM, RssAnon, RssFile
 250 ms from /proc/PID/smaps (resident pages of the input file, of the database file and of
 anonymous mappings). Repetitions: --repeat (sizes under 1M, default 3) and --repeat-large (1M
 and over, default 1); medians. --delete-inputs removes each input of 1M games or more once
-its size is done.
+its size is done; --no-export and --no-comment-rows-run leave those runs out (they are the
+longest at 4M); --timeline-dir DIR writes each run's memory samples (every 250 ms: RssAnon,
+RssFile, resident pages of the input and of the database) as CSV, to see in which phase the
+peak falls.
 
     scripts/bench/import.py --sizes 44k,220k,1m --conditions quiet,busy --ocgdb PATH
 """
 import argparse
 import pathlib
+import re
 import statistics
 import tempfile
 
@@ -66,6 +70,10 @@ def main():
     parser.add_argument("--repeat-large", type=int, default=1, help="scale mode: runs at 1M games and over")
     parser.add_argument("--input-dir", default="/tmp", help="scale mode: where the inputs are made and kept")
     parser.add_argument("--no-export", action="store_true", help="scale mode: leave out pgn-lsp export")
+    parser.add_argument("--no-comment-rows-run", action="store_true",
+                        help="scale mode: leave out the import with comment rows at the largest size")
+    parser.add_argument("--timeline-dir", default=None,
+                        help="scale mode: write each run's memory samples there as CSV")
     parser.add_argument("--delete-inputs", action="store_true",
                         help="scale mode: delete inputs of 1M games and more once measured")
     args = parser.parse_args()
@@ -171,8 +179,14 @@ def scale(args):
                     order.append(key)
                 rows[key].append(sample)
                 mapped = sample["mapped"]
+                if args.timeline_dir:
+                    slug = re.sub(r"[^a-z0-9]+", "-", f"{games} {condition} {name}".lower()).strip("-")
+                    csv = pathlib.Path(args.timeline_dir) / f"{slug}-{len(rows[key])}.csv"
+                    csv.parent.mkdir(parents=True, exist_ok=True)
+                    header = "seconds,anon_kB,file_kB," + ",".join(pathlib.Path(f).name + "_kB" for f in files)
+                    csv.write_text(header + "\n" + "\n".join(",".join(map(str, row)) for row in sample["timeline"]))
                 print(f"  {games:>9,} {condition:5} {name}: {sample['seconds']:.2f} s, {sample['rss']:.0f} MB rss, "
-                      f"{sample['anon']:.0f} MB anon, input {mapped.get(str(path), 0):.0f} MB, "
+                      f"{sample['anon']:.0f} MB anon (peak at {sample['anon_peak_at']:.0%} of the run), input {mapped.get(str(path), 0):.0f} MB, "
                       f"db {mapped.get(str(target), 0):.0f} MB; {sample['out'][0]}", flush=True)
 
             lsp_import = [str(PGN_LSP), "import", "--no-comment-rows", "--db", str(db), str(path)]
@@ -197,7 +211,7 @@ def scale(args):
                                     [db, out], fresh=False)
                                 out.unlink(missing_ok=True)
                             db.unlink(missing_ok=True)
-                    if size == sizes[-1] and repetition == 0:
+                    if size == sizes[-1] and repetition == 0 and not args.no_comment_rows_run:
                         run("pgn-lsp import (comment rows)", condition, db,
                             [str(PGN_LSP), "import", "--db", str(db), str(path)], [path, db])
                         db.unlink(missing_ok=True)
