@@ -31,6 +31,7 @@ CREATE TABLE Games (
     Moves BLOB,
     PawnHome BLOB,
     Moves2 BLOB DEFAULT NULL,
+    Tags TEXT DEFAULT NULL,
     FOREIGN KEY (EventID) REFERENCES Events (ID),
     FOREIGN KEY (SiteID) REFERENCES Sites (ID),
     FOREIGN KEY (WhiteID) REFERENCES Players (ID),

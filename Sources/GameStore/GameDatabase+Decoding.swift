@@ -143,7 +143,7 @@ extension GameDatabase {
     }
 
     /// The tags a row gives back: the Seven Tag Roster (`?` for what is unknown), then the
-    /// other columns that have a value, by name.
+    /// other columns that have a value and the `Tags` column's pairs, by name.
     static func tags(_ row: GameRow, start: Position) -> [(name: String, value: String)] {
         func name(_ value: String?, id: Int64?) -> String {
             guard let value, id != 0 else { return "?" }
@@ -168,6 +168,14 @@ extension GameDatabase {
         if let utcTime = row.utcTime { others.append(("UTCTime", utcTime)) }
         if isChess960(start) { others.append(("Variant", "Chess960")) }
         if let elo = row.whiteElo { others.append(("WhiteElo", elo == 0 ? "-" : String(elo))) }
+        if let otherTags = row.otherTags {
+            var known = Set(tags.map(\.name) + others.map(\.name) + ["SetUp"])
+            for pair in PGNWriter.tagPairs(otherTags) where !known.contains(pair.name) {
+                known.insert(pair.name)
+                others.append(pair)
+            }
+            others.sort { $0.name < $1.name }
+        }
         return tags + others
     }
 

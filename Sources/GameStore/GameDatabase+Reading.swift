@@ -54,6 +54,8 @@ struct GameRow: Sendable {
     var moves: [UInt8]?
     var movesAreText = false
     var moves2: [UInt8]?
+    /// The `Tags` column: tag pairs no other column holds.
+    var otherTags: String?
     /// Mainline comments from the `Comments` table, in order.
     var comments: [(ply: Int, text: String)] = []
 }
@@ -265,7 +267,8 @@ extension GameDatabase {
             SELECT g.ID, \(eventName), \(siteName), \(column("Date")), \(column("UTCTime")), \(column("Round")), \
             \(playerNames ? "w.Name" : "NULL"), \(column("WhiteID")), \(playerNames ? "b.Name" : "NULL"), \
             \(column("BlackID")), \(column("WhiteElo")), \(column("BlackElo")), \(column("Result")), \
-            \(column("TimeControl")), \(column("ECO")), \(column("FEN")), \(column("Moves")), \(column("Moves2")), \(column("EventID")), \(column("SiteID")) \
+            \(column("TimeControl")), \(column("ECO")), \(column("FEN")), \(column("Moves")), \(column("Moves2")), \(column("EventID")), \(column("SiteID")), \
+            \(column("Tags")) \
             FROM Games g\(joins)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) \
             ORDER BY g.ID LIMIT \(limit)
             """
@@ -302,6 +305,7 @@ extension GameDatabase {
             if let data = row[17] as Data? { game.moves2 = Array(data) }
             game.eventID = row[18]
             game.siteID = row[19]
+            game.otherTags = text(row, 20)
             rows.append(game)
         }
         // ocgdb keeps mainline comments apart; so does a `mainline` Moves blob. A blob with

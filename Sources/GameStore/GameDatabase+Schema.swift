@@ -30,7 +30,9 @@ extension GameDatabase {
         for table in ["Players", "Events", "Sites"] where !schema.has(table) {
             throw GameStoreError.notAGameDatabase(path: path, reason: "it has no \(table) table")
         }
-        return WriteLayout(hasMoves2: columns.contains("Moves2"), hasComments: schema.has("Comments"))
+        return WriteLayout(
+            hasMoves2: columns.contains("Moves2"), hasTags: columns.contains("Tags"),
+            hasComments: schema.has("Comments"))
     }
 
     /// The tables of a file and the columns of its `Games` table, read from SQLite itself and

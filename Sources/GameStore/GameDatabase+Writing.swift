@@ -113,8 +113,8 @@ extension GameDatabase {
             SELECT 1 FROM Games WHERE WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
             AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 LIMIT 1
             """)
-        let moves2Column = layout.hasMoves2 ? ", Moves2" : ""
-        let moves2Value = layout.hasMoves2 ? ", ?19" : ""
+        let moves2Column = (layout.hasMoves2 ? ", Moves2" : "") + (layout.hasTags ? ", Tags" : "")
+        let moves2Value = (layout.hasMoves2 ? ", ?19" : "") + (layout.hasTags ? ", ?20" : "")
         let insertGame = try PreparedStatement(
             db,
             """
@@ -246,6 +246,7 @@ extension GameDatabase {
                 insertGame.bind(15, game.plyCount)
                 insertGame.bind(16, game.fen)
                 insertGame.bind(18, game.pawnHome)
+                if layout.hasTags { insertGame.bind(20, game.otherTags) }
                 try game.moves.withUnsafeBytes { moves in
                     try game.moves2.withUnsafeBytes { moves2 in
                         insertGame.bindBlob(17, borrowing: moves)

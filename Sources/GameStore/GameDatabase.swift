@@ -66,6 +66,8 @@ public final class GameDatabase: @unchecked Sendable {
 
     struct WriteLayout {
         var hasMoves2: Bool
+        /// The `Tags` column, which files made by other programs lack (written when present).
+        var hasTags: Bool
         var hasComments: Bool
     }
 

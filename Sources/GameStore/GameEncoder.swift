@@ -31,6 +31,9 @@ public struct EncodedGame: Sendable {
     public var pawnHome: Int
     /// ocgdb's encoding of the mainline (see `Moves2`).
     public var moves2: [UInt8]
+    /// The tags no column holds (`Opening`, `Termination`, `Annotator`, `UTCDate` …) as PGN tag
+    /// pairs, one a line, in the game's order; nil when there are none.
+    public var otherTags: String?
     /// The mainline's comments: the 0-based index of the move each follows (-1 before the
     /// first move), and its UTF-8 text as a range of `commentBytes`.
     public var commentRows: [(ply: Int, range: Range<Int>)]
@@ -182,16 +185,29 @@ public enum GameEncoder {
         var utcDate: String?
         var resultTag: String?
         let bytes = text.bytes
+        var otherTags = ""
         for tag in syntax.tags {
-            guard let valueRange = tag.valueRange,
-                let field = TagField(UnsafeBufferPointer(rebasing: bytes[tag.nameRange]))
-            else { continue }
+            guard let valueRange = tag.valueRange else { continue }
+            let name = UnsafeBufferPointer(rebasing: bytes[tag.nameRange])
+            guard let field = TagField(name) else {
+                // `SetUp` goes with the FEN column; a tag with no name is not a tag.
+                if !name.isEmpty && !TagField.isSetUp(name) {
+                    if !otherTags.isEmpty { otherTags += "\n" }
+                    otherTags += PGNWriter.tagPair(
+                        name: text.string(tag.nameRange), value: text.value(valueRange, scratch: &scratch.value))
+                }
+                continue
+            }
             let value = text.value(valueRange, scratch: &scratch.value)
             switch field {
             case .event: game.event = value
             case .site: game.site = value
             case .date: game.date = value
-            case .utcDate: utcDate = value
+            case .utcDate:
+                utcDate = value
+                // Kept as it is: the date column holds it only when there is no `Date`.
+                if !otherTags.isEmpty { otherTags += "\n" }
+                otherTags += PGNWriter.tagPair(name: "UTCDate", value: value)
             case .utcTime: game.utcTime = value
             case .round: game.round = value
             case .white: game.white = value
@@ -206,6 +222,7 @@ public enum GameEncoder {
             }
         }
         if game.date == nil || game.date!.isEmpty, let utcDate { game.date = utcDate }
+        if !otherTags.isEmpty { game.otherTags = otherTags }
         if let resultTag {
             game.result = resultTag
         } else if let marker = syntax.resultIndex {
@@ -354,6 +371,10 @@ public enum GameEncoder {
             ("BlackElo", .blackElo), ("Result", .result), ("TimeControl", .timeControl), ("ECO", .eco),
             ("FEN", .fen), ("Variant", .variant),
         ]
+
+        static func isSetUp(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+            name.count == 5 && name.elementsEqual("SetUp".utf8)
+        }
 
         init?(_ name: UnsafeBufferPointer<UInt8>) {
             for (literal, field) in TagField.names

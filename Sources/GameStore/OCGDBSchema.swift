@@ -36,6 +36,7 @@ enum OCGDBSchema {
             Moves BLOB,
             PawnHome BLOB,
             Moves2 BLOB DEFAULT NULL,
+            Tags TEXT DEFAULT NULL,
             FOREIGN KEY (EventID) REFERENCES Events (ID),
             FOREIGN KEY (SiteID) REFERENCES Sites (ID),
             FOREIGN KEY (WhiteID) REFERENCES Players (ID),

@@ -10,6 +10,29 @@ public enum PGNWriter {
 
     /// A tag value's token: `"value"`, escaped by `escapedTagValue` (what replaces a value in
     /// place).
+    /// The tag pairs of a text written by `tagPair`, one a line; lines that are not a tag pair
+    /// are skipped.
+    public static func tagPairs(_ text: String) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            let bytes = Array(line)
+            guard let open = bytes.firstIndex(of: UInt8(ascii: "[")),
+                let quote = bytes.firstIndex(of: UInt8(ascii: "\"")), quote > open,
+                let close = bytes.lastIndex(of: UInt8(ascii: "]")), close > quote
+            else { continue }
+            let end = bytes[(quote + 1)..<close].lastIndex(of: UInt8(ascii: "\"")).map { $0 + 1 } ?? close
+            let name = bytes[(open + 1)..<quote].filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+            guard !name.isEmpty else { continue }
+            var value: [UInt8] = []
+            bytes.withUnsafeBufferPointer { buffer in
+                let content = tagValueContent(buffer, quote..<end)
+                if !unescapeTagValue(buffer, content, into: &value) { value = Array(buffer[content]) }
+            }
+            pairs.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        return pairs
+    }
+
     public static func quotedTagValue(_ value: String) -> String { "\"\(escapedTagValue(value))\"" }
 
     /// A tag value as it goes between quotes: `\` and `"` behind a backslash, and a line break

@@ -22,6 +22,16 @@ extension PGNLanguageServer {
                 return .null
             },
             ServerCommand(
+                "pgn.fillOpeningTags",
+                summary:
+                    "sets the `ECO` and `Opening` tags of one game to its opening; answers `{\"applied\", \"games\"}`"
+            ) { [self] arguments, context in try await fillOpeningTags("pgn.fillOpeningTags", arguments, context) },
+            ServerCommand(
+                "pgn.fillAllOpeningTags",
+                summary:
+                    "sets the `ECO` and `Opening` tags of every game of the document; answers as `pgn.fillOpeningTags`"
+            ) { [self] arguments, context in try await fillOpeningTags("pgn.fillAllOpeningTags", arguments, context) },
+            ServerCommand(
                 "pgn.reviewGame", reportsProgress: true,
                 summary: "reviews one game with the engine; answers `[ReviewSummary]`"
             ) { [self] arguments, context in try await executeEngineCommand("pgn.reviewGame", arguments, context) },

@@ -37,6 +37,7 @@ public final class PGNLanguageServer: Sendable {
         registerCompletion()
         registerCodeActions()
         registerFormatting()
+        registerRename()
         registerCommands()
         registerEngineFeatures()
     }

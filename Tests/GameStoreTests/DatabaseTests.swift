@@ -43,7 +43,7 @@ final class DatabaseTests: XCTestCase {
                     "ID INTEGER", "EventID INTEGER", "SiteID INTEGER", "Date TEXT", "UTCTime TEXT", "Round TEXT",
                     "WhiteID INTEGER", "WhiteElo INTEGER", "BlackID INTEGER", "BlackElo INTEGER",
                     "WhiteMaterial INTEGER", "BlackMaterial INTEGER", "Result TEXT", "TimeControl TEXT", "ECO TEXT",
-                    "PlyCount INTEGER", "FEN TEXT", "Moves BLOB", "PawnHome BLOB", "Moves2 BLOB",
+                    "PlyCount INTEGER", "FEN TEXT", "Moves BLOB", "PawnHome BLOB", "Moves2 BLOB", "Tags TEXT",
                 ])
             XCTAssertEqual(try columns("Comments"), ["ID INTEGER", "GameID INTEGER", "Ply INTEGER", "Comment TEXT"])
             XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "delete")

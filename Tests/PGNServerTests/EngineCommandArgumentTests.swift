@@ -14,7 +14,7 @@ final class EngineCommandArgumentTests: XCTestCase {
         let client = TestClient { server in PGNLanguageServer(server: server).register() }
         try await client.initialize()
         client.open(uri, text)
-        let commands = ["pgn.reviewGame", "pgn.annotateGame", "pgn.saveGame"]
+        let commands = ["pgn.reviewGame", "pgn.annotateGame", "pgn.saveGame", "pgn.fillOpeningTags"]
         let negative = "takes a position whose line and character are 0 or more"
         let places: [(line: Int, character: Int, message: String)] = [
             (.max, 0, "there is no game after the end of the document"),

@@ -33,25 +33,13 @@ final class WorkspaceSymbolTests: XCTestCase {
     }
 
     func testTheGamesOfTheWorkspacesFilesThatAreNotOpen() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgn-symbols-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("club.pgn")
-        try "[Event \"Club\"]\n[White \"Emil\"]\n[Black \"Fay\"]\n\n1. e4 *\n".write(
-            to: file, atomically: true, encoding: .utf8)
-
-        let client = TestClient { PGNLanguageServer(server: $0).register() }
-        _ = try await client.result(
-            "initialize",
-            [
-                "processId": .null, "capabilities": [:],
-                "workspaceFolders": [["uri": .string(folder.absoluteString), "name": "club"]],
-            ])
-        client.notify("initialized", [:])
-        client.open(testURI, twoGames)
-        let emil = try await client.result("workspace/symbol", ["query": "emil"])
-        XCTAssertEqual(names(emil), ["Emil"])
-        XCTAssertEqual(emil.arrayValue?.first?["location"]?["uri"], .string(file.absoluteString))
-        XCTAssertEqual(emil.arrayValue?.first?["containerName"], "Emil – Fay (Club)")
+        try await withWorkspace(club: "[Event \"Club\"]\n[White \"Emil\"]\n[Black \"Fay\"]\n\n1. e4 *\n") {
+            client, file in
+            client.open(testURI, twoGames)
+            let emil = try await client.result("workspace/symbol", ["query": "emil"])
+            XCTAssertEqual(names(emil), ["Emil"])
+            XCTAssertEqual(emil.arrayValue?.first?["location"]?["uri"], .string(file.absoluteString))
+            XCTAssertEqual(emil.arrayValue?.first?["containerName"], "Emil – Fay (Club)")
+        }
     }
 }

@@ -8,6 +8,18 @@ final class ExportFormatTests: XCTestCase {
         ExportFormat.format(SourceText(text), lineLength: lineLength)
     }
 
+    func testTagPairsAreReadBackAsTheyWereWritten() {
+        let written = [
+            PGNWriter.tagPair(name: "Opening", value: "Sicilian \"Najdorf\" \\ 6.Bg5"),
+            "not a tag", "[ \"no name\"]",
+            PGNWriter.tagPair(name: "Annotator", value: "Dvoretsky, Mark"),
+            "[Termination \"Normal\"  ]",
+        ].joined(separator: "\n")
+        let pairs = PGNWriter.tagPairs(written)
+        XCTAssertEqual(pairs.map(\.name), ["Opening", "Annotator", "Termination"])
+        XCTAssertEqual(pairs.map(\.value), ["Sicilian \"Najdorf\" \\ 6.Bg5", "Dvoretsky, Mark", "Normal"])
+    }
+
     func testTagsMoveNumbersCommentsAndVariations() {
         let input = """
             [White "Morphy, Paul"]

@@ -291,6 +291,32 @@ def test_workspace_symbols_find_players_events_and_openings(tmp_path):
         client.close()
 
 
+def test_rename_a_player_across_the_workspace(tmp_path):
+    # VS Code's capabilities: versioned document changes with annotations the user confirms.
+    (tmp_path / "club.pgn").write_text(SAMPLE.replace("Paul Morphy", "paul  morphy", 1))
+    uri = (tmp_path / "open.pgn").as_uri()
+    client = LSPClient()
+    try:
+        caps = {"workspace": {"workspaceEdit": {"documentChanges": True, "changeAnnotationSupport": {}}}}
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": caps})
+        client.notify("initialized", {})
+        client.open(uri, SAMPLE, version=4)
+        where = {"textDocument": {"uri": uri}, "position": pos(SAMPLE, "Paul Morphy", delta=2)}
+        prepared = client.request("textDocument/prepareRename", where)
+        assert prepared["placeholder"] == "Paul Morphy"
+        edit = client.request("textDocument/rename", {**where, "newName": "Morphy, Paul"})
+        by_uri = {change["textDocument"]["uri"]: change for change in edit["documentChanges"]}
+        assert by_uri[uri]["textDocument"]["version"] == 4
+        assert [(e["newText"], e["annotationId"]) for e in by_uri[uri]["edits"]] == [('"Morphy, Paul"', "same")]
+        other = by_uri[(tmp_path / "club.pgn").as_uri()]
+        assert other["textDocument"]["version"] is None
+        assert [(e["range"]["start"], e["annotationId"]) for e in other["edits"]] == [(pos(SAMPLE, '"Paul Morphy"'), "spelling")]
+        assert edit["changeAnnotations"]["same"]["needsConfirmation"] is False
+        assert edit["changeAnnotations"]["spelling"]["needsConfirmation"] is True
+    finally:
+        client.close()
+
+
 def test_cancellation_and_results_made_stale_by_an_edit(client):
     client.initialize()
     big = shared("corpus/lichess/lichess_db_1000k.pgn").read_text() * 4

@@ -73,3 +73,24 @@ def test_tags_that_disagree_get_a_diagnostic_and_a_fix_and_can_be_filled_in(clie
     # Switched off, the diagnostic goes.
     client.notify("workspace/didChangeConfiguration", {"settings": {"pgn": {"diagnostics": {"openingTags": False}}}})
     assert not [d for d in client.diagnostics(URI) if d.get("code") == "opening-tags"]
+
+
+def test_the_fill_commands_apply_the_tags_through_the_client(client):
+    client.initialize()
+    client.open(URI, TEXT)
+    # The second game, by a position in it: its tags are added after its last one.
+    one = client.request("workspace/executeCommand", {
+        "command": "pgn.fillOpeningTags", "arguments": [URI, {"line": 6, "character": 3}]})
+    assert one == {"applied": True, "games": 1}
+    (edit,) = [r for r in client.server_requests if r["method"] == "workspace/applyEdit"]
+    assert [e["newText"] for e in edit["params"]["edit"]["changes"][URI]] == [
+        '\n[ECO "C00"]\n[Opening "French Defense"]']
+    every = client.request("workspace/executeCommand", {"command": "pgn.fillAllOpeningTags", "arguments": [URI]})
+    assert every == {"applied": True, "games": 2}
+    # Once the tags are right there is nothing to send.
+    right = '[ECO "C00"]\n[Opening "French Defense"]\n\n1. e4 e6 2. d4 d5 *\n'
+    client.open("file:///tmp/right.pgn", right)
+    same = client.request("workspace/executeCommand", {
+        "command": "pgn.fillAllOpeningTags", "arguments": ["file:///tmp/right.pgn"]})
+    assert same == {"applied": False, "games": 0}
+    assert len([r for r in client.server_requests if r["method"] == "workspace/applyEdit"]) == 2

@@ -87,7 +87,7 @@ local function run()
   end
   out.commands = {}
   for _, name in ipairs({ "PgnFixAll", "PgnReviewGame", "PgnReviewFile", "PgnSaveGame", "PgnSaveAllGames",
-                          "PgnAnnotate" }) do
+                          "PgnAnnotate", "PgnFillOpeningTags", "PgnFillAllOpeningTags" }) do
     out.commands[name] = vim.fn.exists(":" .. name)
   end
 
@@ -142,6 +142,24 @@ local function run()
   vim.cmd("PgnFixAll")
   vim.wait(5000, function() return vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]:find("O-O") ~= nil end, 20)
   out.fixed_line = vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]
+  out.attached_before_rename = out.attached
+
+  -- Rename a player (prepareRename, then rename) on the White value of club.pgn: Neovim
+  -- applies the edit to this buffer and to club-2.pgn, a workspace file that was not open.
+  bufnr = open("club.pgn")
+  wait_diagnostics(bufnr, nil)
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  vim.api.nvim_win_set_cursor(0, { 2, 10 })
+  vim.lsp.buf.rename("Carlsen, Magnus Øen")
+  vim.wait(10000, function() return vim.api.nvim_buf_get_lines(bufnr, 1, 2, false)[1]:find("Øen") ~= nil end, 20)
+  out.renamed = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local other = vim.fn.bufnr(dir .. "/club-2.pgn")
+  out.renamed_elsewhere = other > 0 and vim.api.nvim_buf_get_lines(other, 0, -1, false) or {}
+
+  -- :PgnFillAllOpeningTags adds the ECO and Opening tags (workspace/applyEdit).
+  vim.cmd("PgnFillAllOpeningTags")
+  vim.wait(10000, function() return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("%[ECO") ~= nil end, 20)
+  out.filled = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
@@ -149,6 +167,13 @@ vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
   finish(not ok and err or nil)
 end })
 """
+
+
+# Carlsen's name three ways: the rename reaches the first two (the second is the same name
+# written without the space) and leaves the initial alone, as a client without change
+# annotations gets it.
+CLUB = '[Event "Club"]\n[White "Carlsen, Magnus"]\n[Black "Carlsen,Magnus"]\n\n1. e4 e5 *\n'
+CLUB_2 = '[Event "Club"]\n[White "Emil"]\n[Black "Carlsen, Magnus"]\n\n1. d4 *\n\n[White "Carlsen, M."]\n\n1. c4 *\n'
 
 
 def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> dict:
@@ -163,6 +188,8 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> 
     shutil.copy(ROOT / "samples" / "sample.pgn", work / "sample.pgn")
     shutil.copy(ROOT / "samples" / "blunder.pgn", work / "blunder.pgn")
     (work / "fixable.pgn").write_text(FIXABLE)
+    (work / "club.pgn").write_text(CLUB)
+    (work / "club-2.pgn").write_text(CLUB_2)
     init = tmp_path / "init.lua"
     init.write_text(INIT)
     out = tmp_path / "out.json"
@@ -198,7 +225,7 @@ def default_run(request, tmp_path_factory):
 def test_plugin_attaches_to_pgn_buffers(default_run):
     assert default_run["filetype"] == "pgn"
     assert default_run["client_name"] == "pgn-lsp"
-    assert default_run["attached"] == 4  # four files, one on_attach each
+    assert default_run["attached_before_rename"] == 4  # four files, one on_attach each
     assert default_run["clients"] == 1  # one client for the root, reused
     assert all(exists == 2 for exists in default_run["commands"].values()), default_run["commands"]
 
@@ -267,6 +294,19 @@ def test_annotate_command_writes_the_review_into_the_buffer(default_run):
     annotated = default_run["annotated"]
     assert '[Annotator "pgn-lsp"]' in annotated
     assert "5. Nxf7?? { [%eval -" in annotated and "Blunder." in annotated
+
+
+def test_rename_reaches_every_spelling_in_the_workspace(default_run):
+    renamed = default_run["renamed"]
+    assert renamed[1:3] == ['[White "Carlsen, Magnus Øen"]', '[Black "Carlsen, Magnus Øen"]'], renamed
+    elsewhere = default_run["renamed_elsewhere"]
+    assert '[Black "Carlsen, Magnus Øen"]' in elsewhere, elsewhere
+    assert '[White "Carlsen, M."]' in elsewhere, elsewhere
+
+
+def test_fill_opening_tags_command_writes_the_tags_into_the_buffer(default_run):
+    filled = default_run["filled"]
+    assert filled[3:5] == ['[ECO "C20"]', '[Opening "King\'s Pawn Game"]'], filled
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):

@@ -171,7 +171,11 @@ def test_schema_info_sentinels_and_journal_mode(tmp_path):
         ("Round", "TEXT"), ("WhiteID", "INTEGER"), ("WhiteElo", "INTEGER"), ("BlackID", "INTEGER"),
         ("BlackElo", "INTEGER"), ("WhiteMaterial", "INTEGER"), ("BlackMaterial", "INTEGER"), ("Result", "TEXT"),
         ("TimeControl", "TEXT"), ("ECO", "TEXT"), ("PlyCount", "INTEGER"), ("FEN", "TEXT"), ("Moves", "BLOB"),
-        ("PawnHome", "BLOB"), ("Moves2", "BLOB")]
+        ("PawnHome", "BLOB"), ("Moves2", "BLOB"),
+        # The format's columns in its order, then the tags no column holds, as PGN tag pairs.
+        ("Tags", "TEXT")]
+    tags = connection.execute("SELECT Tags FROM Games ORDER BY ID LIMIT 1").fetchone()[0]
+    assert '[Opening "' in tags and '[Termination "' in tags and "[White " not in tags, tags
     for table, expected in [("Info", [("Name", "TEXT"), ("Value", "TEXT")]),
                             ("Players", [("ID", "INTEGER"), ("Name", "TEXT"), ("Elo", "INTEGER")]),
                             ("Events", [("ID", "INTEGER"), ("Name", "TEXT")]),

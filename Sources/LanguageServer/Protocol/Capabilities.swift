@@ -62,6 +62,18 @@ public struct ClientCapabilities: Sendable, Hashable {
         value(at: "textDocument", "foldingRange", "rangeLimit")?.intValue.flatMap { $0 >= 0 ? $0 : nil }
     }
 
+    /// `workspace.workspaceEdit.documentChanges`: edits may name the document version they
+    /// apply to (`TextDocumentEdit`), instead of a plain `changes` map.
+    public var supportsDocumentChanges: Bool {
+        value(at: "workspace", "workspaceEdit", "documentChanges")?.boolValue ?? false
+    }
+
+    /// `workspace.workspaceEdit.changeAnnotationSupport`: edits may carry change annotations,
+    /// which the user confirms (VS Code shows them in its refactoring preview).
+    public var supportsChangeAnnotations: Bool {
+        value(at: "workspace", "workspaceEdit", "changeAnnotationSupport")?.objectValue != nil
+    }
+
     /// `workspace.applyEdit`: the server may send `workspace/applyEdit`.
     public var supportsApplyEdit: Bool { value(at: "workspace", "applyEdit")?.boolValue ?? false }
 }

@@ -65,6 +65,25 @@ extension PGNLanguageServer {
         return edits.map { $0.shifted(by: game.start) }
     }
 
+    /// `pgn.fillOpeningTags` (the game `selectGames` names) and `pgn.fillAllOpeningTags`
+    /// (every game): the source actions' edits, applied through the client. Answers whether
+    /// they were applied and how many games they changed; a game whose tags are right already
+    /// is left as it is, and with nothing to change nothing is sent.
+    func fillOpeningTags(
+        _ name: String, _ arguments: [JSONValue], _ context: RequestContext
+    ) async throws
+        -> JSONValue
+    {
+        let (document, analysis, selected) = try selectGames(
+            name, arguments, context, allGames: name == "pgn.fillAllOpeningTags")
+        let perGame = selected.map { Self.openingTagEdits(analysis.games[$0]) }.filter { !$0.isEmpty }
+        guard !perGame.isEmpty else { return ["applied": false, "games": 0] }
+        let answer = try await applyEdit(
+            "Fill in ECO and Opening tags", workspaceEdit(document, perGame.flatMap { $0 }, context.positionEncoding),
+            context)
+        return ["applied": answer["applied"] ?? false, "games": .integer(perGame.count)]
+    }
+
     /// The source actions "Fill in ECO and Opening tags", for the game at `offset` and for
     /// every game of the document (each offered when it changes something).
     func openingTagActions(

@@ -139,14 +139,7 @@ extension PGNLanguageServer {
             let query = (params["query"]?.stringValue ?? "").lowercased()
             var results: [JSONValue] = []
             var seen = Set<String>()
-            var documents: [Document] = context.documents.uris.compactMap { context.documents[$0] }
-            let open = Set(documents.map(\.uri))
-            for url in workspaceFiles(context) where !open.contains(url.absoluteString) {
-                guard let data = try? Data(contentsOf: url), data.count < 64 << 20 else { continue }
-                documents.append(
-                    Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self)))
-            }
-            for document in documents {
+            for document in workspaceDocuments(context) {
                 try context.checkCancellation()
                 let analysis = analyzer.analysis(of: document)
                 for (index, game) in analysis.games.enumerated() {
@@ -175,6 +168,18 @@ extension PGNLanguageServer {
             }
             return .array(results)
         }
+    }
+
+    /// The open documents, then the workspace's `.pgn` files that are not open (read from disk
+    /// as version 0; files of 64 MB or more are left out).
+    func workspaceDocuments(_ context: RequestContext) -> [Document] {
+        var documents: [Document] = context.documents.uris.compactMap { context.documents[$0] }
+        let open = Set(documents.map(\.uri))
+        for url in workspaceFiles(context) where !open.contains(url.absoluteString) {
+            guard let data = try? Data(contentsOf: url), data.count < 64 << 20 else { continue }
+            documents.append(Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self)))
+        }
+        return documents
     }
 
     /// The workspace folders (or the root) the client named, as file URLs.

@@ -1,3 +1,4 @@
+import Foundation
 import LanguageServer
 import PGNServer
 import TestSupport
@@ -14,6 +15,27 @@ extension TestClient {
         client.open(uri, text)
         return client
     }
+}
+
+/// A new folder holding `club.pgn` with `text`, removed by `body`'s end; `body` gets a client of a
+/// new PGN server initialized with the folder as its workspace, and the file's URL.
+func withWorkspace(
+    club text: String, capabilities: JSONValue = [:], _ body: (TestClient, URL) async throws -> Void
+) async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgn-workspace-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("club.pgn")
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    let client = TestClient { PGNLanguageServer(server: $0).register() }
+    _ = try await client.result(
+        "initialize",
+        [
+            "processId": .null, "capabilities": capabilities,
+            "workspaceFolders": [["uri": .string(folder.absoluteString), "name": "club"]],
+        ])
+    client.notify("initialized", [:])
+    try await body(client, file)
 }
 
 /// The document the feature tests open.

@@ -218,6 +218,10 @@ M.commands = {
   PgnSaveGame = { command = "pgn.saveGame", position = true, desc = "Save the game under the cursor" },
   PgnSaveAllGames = { command = "pgn.saveAllGames", position = true, desc = "Save every game of the file" },
   PgnAnnotate = { command = "pgn.annotateGame", position = true, desc = "Annotate the game under the cursor" },
+  PgnFillOpeningTags = { command = "pgn.fillOpeningTags", position = true,
+                         desc = "Fill in the ECO and Opening tags of the game under the cursor" },
+  PgnFillAllOpeningTags = { command = "pgn.fillAllOpeningTags", position = false,
+                            desc = "Fill in the ECO and Opening tags of every game of the file" },
 }
 
 function M.setup(opts)
