@@ -10,7 +10,8 @@ import time
 sys.path[:0] = [str(pathlib.Path(__file__).resolve().parents[2] / "Tests" / folder) for folder in ("", "e2e")]
 from conftest import ROOT, shared  # noqa: E402
 
-PGN_LSP = ROOT / ".build" / "release" / "pgn-lsp"
+# $PGN_LSP names another binary (a copy, say, that a build running meanwhile cannot replace).
+PGN_LSP = pathlib.Path(os.environ.get("PGN_LSP") or ROOT / ".build" / "release" / "pgn-lsp")
 # The 1 MB lichess file every benchmark reads.
 LICHESS_1M = "corpus/lichess/lichess_db_1000k.pgn"
 

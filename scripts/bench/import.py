@@ -17,10 +17,11 @@ Scale mode, with `--sizes` (e.g. `--sizes 44k,220k,1m,4m`): inputs of that many 
 scale_corpus.py (the 1 MB file repeated, players, events and sites drawn from Zipf-like pools,
 a Round per copy; made under --input-dir and kept for the next run). For each size, each
 repetition and each condition (`--conditions quiet,busy`: busy runs one CPU-bound process
-beside every command, started before it and killed after), interleaved, ocgdb first in every
-other repetition:
+beside every command, started before it and killed after), interleaved, each repetition
+starting with another program (pgn-lsp, the baseline, ocgdb in turn):
 - `pgn-lsp import --no-comment-rows` into a new database, then into the same database again
   (every game a duplicate), then `pgn-lsp export --output` of the database;
+- the same three runs of the `--baseline` build, labelled "before:";
 - `ocgdb -create -o moves -cpu 2` into a new database (with --ocgdb);
 - at the largest size only, once per condition, `pgn-lsp import` with comment rows.
 Memory is polled every 50 ms from /proc/PID/status (peak VmHWM, RssAnon, RssFile) and every
@@ -30,11 +31,13 @@ and over, default 1); medians. --delete-inputs removes each input of 1M games or
 its size is done; --no-export and --no-comment-rows-run leave those runs out (they are the
 longest at 4M); --timeline-dir DIR writes each run's memory samples (every 250 ms: RssAnon,
 RssFile, resident pages of the input and of the database) as CSV, to see in which phase the
-peak falls.
+peak falls. The 1-minute load average before each run is printed beside it (other work on
+the machine shows there).
 
     scripts/bench/import.py --sizes 44k,220k,1m --conditions quiet,busy --ocgdb PATH
 """
 import argparse
+import os
 import pathlib
 import re
 import statistics
@@ -164,14 +167,18 @@ def scale(args):
                 if fresh:
                     for extra in ("", "-journal", "-wal", "-shm"):
                         pathlib.Path(str(target) + extra).unlink(missing_ok=True)
+                load = os.getloadavg()[0]
                 with open(log, "wb") as stdout:
                     if condition == "busy":
                         with Competitor():
                             sample = measure_memory(command, files=files, stdout=stdout)
                     else:
                         sample = measure_memory(command, files=files, stdout=stdout)
+                sample["load"] = load
                 sample["out"] = log.read_text(errors="replace").strip().splitlines()[-1:] or [""]
-                assert sample["status"] in (0, 1), f"{name}: exit status {sample['status']}: {sample['out']}"
+                # ocgdb sometimes crashes on its way out, after its last message: counted.
+                finished = name.startswith("ocgdb") and sample["out"][0].strip() == "Completed!"
+                assert sample["status"] in (0, 1) or finished, f"{name}: exit status {sample['status']}: {sample['out']}"
                 sample["db"] = target.stat().st_size / 1e6 if target.exists() and target != out else None
                 key = (size, name, condition)
                 if key not in rows:
@@ -185,32 +192,38 @@ def scale(args):
                     csv.parent.mkdir(parents=True, exist_ok=True)
                     header = "seconds,anon_kB,file_kB," + ",".join(pathlib.Path(f).name + "_kB" for f in files)
                     csv.write_text(header + "\n" + "\n".join(",".join(map(str, row)) for row in sample["timeline"]))
-                print(f"  {games:>9,} {condition:5} {name}: {sample['seconds']:.2f} s, {sample['rss']:.0f} MB rss, "
+                print(f"  {games:>9,} {condition:5} {name}: {sample['seconds']:.2f} s (load {load:.1f} before), {sample['rss']:.0f} MB rss, "
                       f"{sample['anon']:.0f} MB anon (peak at {sample['anon_peak_at']:.0%} of the run), input {mapped.get(str(path), 0):.0f} MB, "
                       f"db {mapped.get(str(target), 0):.0f} MB; {sample['out'][0]}", flush=True)
 
-            lsp_import = [str(PGN_LSP), "import", "--no-comment-rows", "--db", str(db), str(path)]
             ocgdb = None
             if args.ocgdb:
                 ocgdb = [args.ocgdb, "-create", "-pgn", str(path), "-db", str(ocgdb_db), "-cpu", "2", "-o", "moves"]
+            def lsp_runs(binary, prefix, condition):
+                files = [path, db]
+                command = [str(binary), "import", "--no-comment-rows", "--db", str(db), str(path)]
+                run(prefix + "pgn-lsp import --no-comment-rows", condition, db, command, files)
+                run(prefix + "pgn-lsp import again (all duplicates)", condition, db, command, files, fresh=False)
+                if not args.no_export:
+                    run(prefix + "pgn-lsp export", condition, db,
+                        [str(binary), "export", "--db", str(db), "--output", str(out), "--force"],
+                        [db, out], fresh=False)
+                    out.unlink(missing_ok=True)
+                db.unlink(missing_ok=True)
+
             for repetition in range(runs):
                 for condition in conditions:
-                    steps = ["pgn-lsp", "ocgdb"] if repetition % 2 == 0 else ["ocgdb", "pgn-lsp"]
-                    for step in steps:
+                    # Each repetition starts with another program, so that none always runs first.
+                    steps = ["pgn-lsp", "baseline", "ocgdb"]
+                    shift = repetition % len(steps)
+                    for step in steps[shift:] + steps[:shift]:
                         if step == "ocgdb" and ocgdb:
                             run("ocgdb -o moves -cpu 2", condition, ocgdb_db, ocgdb, [path, ocgdb_db])
                             ocgdb_db.unlink(missing_ok=True)
+                        elif step == "baseline" and args.baseline:
+                            lsp_runs(args.baseline, "before: ", condition)
                         elif step == "pgn-lsp":
-                            files = [path, db]
-                            run("pgn-lsp import --no-comment-rows", condition, db, lsp_import, files)
-                            run("pgn-lsp import again (all duplicates)", condition, db, lsp_import, files,
-                                fresh=False)
-                            if not args.no_export:
-                                run("pgn-lsp export", condition, db,
-                                    [str(PGN_LSP), "export", "--db", str(db), "--output", str(out), "--force"],
-                                    [db, out], fresh=False)
-                                out.unlink(missing_ok=True)
-                            db.unlink(missing_ok=True)
+                            lsp_runs(PGN_LSP, "", condition)
                     if size == sizes[-1] and repetition == 0 and not args.no_comment_rows_run:
                         run("pgn-lsp import (comment rows)", condition, db,
                             [str(PGN_LSP), "import", "--db", str(db), str(path)], [path, db])
@@ -245,10 +258,11 @@ def scale(args):
             cells.append(f"{median(samples, get):.0f}")
         cells.append("" if database is None or "export" in name else f"{database:,.0f}")
         print("| " + " | ".join(cells) + " |")
-    print("\nEvery run, seconds:\n")
+    print("\nEvery run, seconds (the 1-minute load average before it):\n")
     for key in order:
         size, name, condition = key
-        print(f"- {inputs[size][1]:,} {name}, {condition}: " + " ".join(f"{s['seconds']:.2f}" for s in rows[key]))
+        print(f"- {inputs[size][1]:,} {name}, {condition}: "
+              + " ".join(f"{s['seconds']:.2f} (load {s['load']:.1f})" for s in rows[key]))
 
 
 if __name__ == "__main__":
