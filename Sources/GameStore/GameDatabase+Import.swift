@@ -62,7 +62,7 @@ extension GameDatabase {
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written in order while later pieces are being read. Memory stays bounded by the
-    /// pieces in flight (at most 32 MB of text per core) whatever the size of the input. Games are
+    /// pieces in flight (about 8 MB of text per core) whatever the size of the input. Games are
     /// numbered from `firstIndex` in refusals. A failure to write stops the import;
     /// transactions already committed stay.
     public func importPGN(
