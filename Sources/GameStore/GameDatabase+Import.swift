@@ -44,7 +44,8 @@ extension GameDatabase {
                         end = min(bytes.count, end + GameDatabase.pieceSize)
                     }
                     defer { start = end }
-                    return ImportPiece(mapped: UnsafeBufferPointer(rebasing: bytes[start..<end]), end: end)
+                    return ImportPiece(
+                        mapped: UnsafeBufferPointer(rebasing: bytes[start..<end]), end: end, file: mapped)
                 }
             }
         }
@@ -61,7 +62,7 @@ extension GameDatabase {
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written in order while later pieces are being read. Memory stays bounded by the
-    /// pieces in flight (at most 32 MB of text per core) whatever the size of the input. Games are
+    /// pieces in flight (about 8 MB of text per core) whatever the size of the input. Games are
     /// numbered from `firstIndex` in refusals. A failure to write stops the import;
     /// transactions already committed stay.
     public func importPGN(
@@ -97,11 +98,11 @@ extension GameDatabase {
     }
 
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end); one
-    /// reader thread per core takes each in turn, parses and encodes it; one writer thread stores the
-    /// encoded pieces in file order, all that are ready (up to eight, two with comment rows)
-    /// in one transaction. At most 16 pieces per core (4 with comment rows) are in flight, cut
-    /// and not yet written, so a writer slower than the readers holds them back instead of
-    /// letting results pile up.
+    /// reader thread per core takes each in turn, parses and encodes it (and gives back a mapped
+    /// piece's pages at once); one writer thread stores the encoded pieces in file order, all
+    /// that are ready (up to two) in one transaction. At most 4 pieces per core are in flight,
+    /// cut and not yet written, so a writer slower than the readers holds them back instead of
+    /// letting results pile up, and memory stays the same whatever the input's size.
     func importPieces(
         totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
         written: (@Sendable (Int) -> Void)? = nil, nextPiece: () throws -> ImportPiece?
@@ -133,12 +134,10 @@ extension GameDatabase {
     ) throws -> StoreReport {
 
         // Enough pieces in flight that the workers need not wait for the writer, which works
-        // alongside them: a mapped file's pages go once written, the encoded games once stored.
-        // With comment rows, the writer is the slower side and a piece's games take twice the
-        // memory: the workers need not run far ahead.
+        // alongside them, and few enough that the encoded games waiting (a few MB a piece) stay
+        // small; small transactions keep SQLite's dirty pages within its cache.
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let pipeline = ImportPipeline(
-            limit: options.commentRows ? 4 * cores : 16 * cores, maxBatch: options.commentRows ? 2 : 8)
+        let pipeline = ImportPipeline(limit: GameDatabase.piecesPerCore * cores, maxBatch: GameDatabase.piecesPerBatch)
         let content = options.moves
         let commentRows = options.commentRows
         let writing = DispatchGroup()
@@ -154,7 +153,7 @@ extension GameDatabase {
                     nextIndex += piece.count
                 }
                 do {
-                    let report = try self.write(pieces: batch.pieces, indexOffsets: offsets)
+                    let report = try self.write(pieces: batch.pieces, indexOffsets: offsets, keepIDs: false)
                     written?(batch.end)
                     let games = pipeline.finish(batch.pieces.count, report: report)
                     progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
@@ -166,20 +165,20 @@ extension GameDatabase {
             }
         }
 
-        // The readers: one thread per core, each taking the next piece cut. They run at a lower
-        // priority than the writer, which is the one thread every game goes through: with
-        // more threads than cores, equal shares would let the readers run ahead while the
-        // writer falls behind, and finish alone at the end. A reader may still be reading a
-        // piece after a failure: the input must outlive them all.
+        // The readers: one thread per core, each taking the next piece cut, at the same priority
+        // as the writer and as other programs (a lower one would let any busy process starve
+        // them); the bound on the pieces in flight keeps them from running far ahead. A reader
+        // may still be reading a piece after a failure: the input must outlive them all.
         let reading = DispatchGroup()
         for _ in 0..<cores {
             reading.enter()
             let reader = Thread {
-                lowerThreadPriority()
                 while let (number, piece) = pipeline.nextToRead() {
                     let encoded = piece.withBytes {
                         GameEncoder.encode(buffer: $0, firstIndex: 0, content: content, commentRows: commentRows)
                     }
+                    // The encoded games hold copies: the piece's pages are not read again.
+                    piece.release()
                     pipeline.deliver(number, encoded, end: piece.end)
                 }
                 reading.leave()
@@ -211,23 +210,38 @@ extension GameDatabase {
     }
 }
 
+extension GameDatabase {
+    /// Pieces in flight per core (cut and not yet written).
+    static let piecesPerCore = 4
+    /// The most pieces written in one transaction.
+    static let piecesPerBatch = 2
+}
+
 /// A piece of the input holding whole games: a view of a mapped file, or bytes read.
 struct ImportPiece: @unchecked Sendable {
     private let mapped: UnsafeBufferPointer<UInt8>?
     private let owned: [UInt8]?
+    private let file: MappedFile?
     /// The input's bytes up to the end of this piece.
     let end: Int
 
-    init(mapped: UnsafeBufferPointer<UInt8>, end: Int) {
+    init(mapped: UnsafeBufferPointer<UInt8>, end: Int, file: MappedFile) {
         self.mapped = mapped
         self.owned = nil
+        self.file = file
         self.end = end
     }
 
     init(owned: [UInt8], end: Int) {
         self.mapped = nil
         self.owned = owned
+        self.file = nil
         self.end = end
+    }
+
+    /// Gives back the memory of a mapped piece's pages (those that lie wholly inside it).
+    func release() {
+        if let mapped, let file { file.release(mapped) }
     }
 
     func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
@@ -368,6 +382,17 @@ final class MappedFile: @unchecked Sendable {
         munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
     }
 
+    /// Gives back the memory of the whole pages inside `part`, a part of `bytes` that will not
+    /// be read again.
+    func release(_ part: UnsafeBufferPointer<UInt8>) {
+        guard let base = part.baseAddress, part.count > 0 else { return }
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (UInt(bitPattern: base) + page - 1) / page * page
+        let last = (UInt(bitPattern: base) + UInt(part.count)) / page * page
+        guard last > first else { return }
+        madvise(UnsafeMutableRawPointer(bitPattern: first), Int(last - first), MADV_DONTNEED)
+    }
+
     /// Gives back the memory of the pages before `offset`, which will not be read again (they
     /// would be read from the file again if they were).
     func release(upTo offset: Int) {
@@ -386,13 +411,4 @@ extension GameDatabase {
         fsync(descriptor)
         close(descriptor)
     }
-}
-
-/// Gives the calling thread a lower scheduling priority than the process's other threads: on
-/// Linux a thread has its own nice value, and `nice` changes the caller's. Elsewhere nothing
-/// changes, as the value belongs to the whole process there.
-private func lowerThreadPriority() {
-    #if os(Linux)
-        _ = nice(5)
-    #endif
 }

@@ -47,8 +47,9 @@ extension GameDatabase {
         return try outcome.get()
     }
 
-    /// Drops the search indexes of a file made by this program that has no games yet; returns
-    /// whether it did.
+    /// Drops the search indexes of a file made by this program that has no games yet, and
+    /// `GamesIdentity` with them (built when the duplicate check needs it, see
+    /// `identityIndexDeferred`); returns whether it did.
     func dropSearchIndexesOfEmptyFile() throws -> Bool {
         try run { db in
             var dropped = false
@@ -56,35 +57,59 @@ extension GameDatabase {
                 guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0,
                     try GameDatabase.indexNames(db).contains("GamesIdentity")
                 else { return .commit }
-                for index in GameDatabase.searchIndexes {
+                for index in GameDatabase.searchIndexes + [GameDatabase.identityIndex] {
                     try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
                 }
                 dropped = true
                 return .commit
             }
+            identityIndexDeferred = dropped
             return dropped
         }
     }
 
-    /// Creates the search indexes missing from a file made by this program (one that has the
-    /// `GamesIdentity` index): after an import, or when an import was stopped before its end.
-    /// Files made by other programs keep the indexes they have.
+    /// The index the duplicate check reads when the hashes of the games written do not answer.
+    static let identityIndex: (name: String, sql: String) = {
+        let line = OCGDBSchema.sql.split(separator: "\n").first { $0.hasPrefix("CREATE INDEX GamesIdentity ") }!
+        return ("GamesIdentity", String(line))
+    }()
+
+    /// Builds `GamesIdentity` now if it was left out and the duplicate check is about to need
+    /// it: inside the transaction of a write, once the hashes no longer answer.
+    func buildIdentityIndexIfNeeded(_ db: Database) throws {
+        guard identityIndexDeferred, storedGameHashes == nil else { return }
+        try db.execute(
+            sql: GameDatabase.identityIndex.sql.replacingOccurrences(
+                of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS "))
+        identityIndexDeferred = false
+    }
+
+    /// Creates the search indexes and `GamesIdentity` missing from a file made by this
+    /// program (one with `GamesIdentity` or the `Tags` column): after an import, or when an
+    /// import was stopped before its end. Files made by other programs keep the indexes they
+    /// have.
     func restoreSearchIndexes(_ db: Database) throws {
         let names = try GameDatabase.indexNames(db)
-        guard names.contains("GamesIdentity") else { return }
-        guard GameDatabase.searchIndexes.contains(where: { !names.contains($0.name) }) else { return }
-        // The builds read the whole table once per index: through a memory map, SQLite reads
-        // its pages without copying them.
-        try db.execute(sql: "PRAGMA mmap_size = 1073741824")
-        defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
+        let all = GameDatabase.searchIndexes + [GameDatabase.identityIndex]
+        guard all.contains(where: { !names.contains($0.name) }) else { return }
+        guard try names.contains("GamesIdentity") || GameDatabase.hasTagsColumn(db) else { return }
+        // Each build reads the whole table through the page cache (no memory map: its pages
+        // would stay resident, the whole file) and sorts in as much memory as the cache may
+        // take, in temporary files beyond that.
         try db.inTransaction(.immediate) {
             // Looked up again under the lock: another import may have built them meanwhile.
             let names = try GameDatabase.indexNames(db)
-            for index in GameDatabase.searchIndexes where !names.contains(index.name) {
+            for index in all where !names.contains(index.name) {
                 try db.execute(sql: index.sql)
             }
             return .commit
         }
+        identityIndexDeferred = false
+    }
+
+    /// Whether `Games` has pgn-lsp's own `Tags` column.
+    static func hasTagsColumn(_ db: Database) throws -> Bool {
+        try Row.fetchAll(db, sql: "PRAGMA table_info(Games)").contains { ($0["name"] as String?) == "Tags" }
     }
 
     /// The names of the file's indexes. A file with `GamesIdentity` was made by this program.

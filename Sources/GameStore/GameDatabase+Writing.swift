@@ -28,7 +28,8 @@ public struct StoreReport: Sendable, Equatable {
     public var duplicates = 0
     /// Games that could not be stored, in file order.
     public var refused: [RefusedGame] = []
-    /// The `Games.ID` of each stored game, in order.
+    /// The `Games.ID` of each stored game, in order (empty after `importPGN`, which keeps
+    /// counts only: its memory does not grow with the games).
     public var storedIDs: [Int64] = []
 
     public init() {}
@@ -45,6 +46,9 @@ public struct StoreReport: Sendable, Equatable {
 }
 
 extension GameDatabase {
+    /// The most names (of players, events, sites) a connection keeps looked up, per table.
+    static let namesCached = 100_000
+
     /// Stores games given as PGN text: they are read on every core, then written in one
     /// transaction. `progress` is called with (games done, games in all) while writing.
     public func store(games: [GameSource], progress: ((Int, Int) -> Void)? = nil) throws -> StoreReport {
@@ -76,12 +80,13 @@ extension GameDatabase {
     /// `write(_:)` for games encoded piece by piece: the refusals of `pieces[k]` are numbered
     /// from `indexOffsets[k]`.
     func write(
-        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil
+        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil,
+        keepIDs: Bool = true
     ) throws -> StoreReport {
         var report = StoreReport()
         try run { db in
             try db.inTransaction(.immediate) {
-                report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress)
+                report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress, keepIDs: keepIDs)
                 return .commit
             }
         }
@@ -91,13 +96,14 @@ extension GameDatabase {
 
     func writeInTransaction(
         _ db: Database, _ pieces: [[Result<EncodedGame, RefusedGame>]], _ indexOffsets: [Int],
-        progress: ((Int, Int) -> Void)?
+        progress: ((Int, Int) -> Void)?, keepIDs: Bool = true
     ) throws -> StoreReport {
         let total = pieces.reduce(0) { $0 + $1.count }
         var done = 0
         let layout = try self.layout ?? checkWritable(db)
         self.layout = layout
         try refreshCaches(db)
+        try buildIdentityIndexIfNeeded(db)
         var counts = self.counts!
         var report = StoreReport()
 
@@ -112,6 +118,13 @@ extension GameDatabase {
             """
             SELECT 1 FROM Games WHERE WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
             AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 LIMIT 1
+            """)
+        // The same comparison with one row that the hashes name.
+        let sameGame = try PreparedStatement(
+            db,
+            """
+            SELECT 1 FROM Games WHERE ID = ?9 AND WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
+            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8
             """)
         let moves2Column = (layout.hasMoves2 ? ", Moves2" : "") + (layout.hasTags ? ", Tags" : "")
         let moves2Value = (layout.hasMoves2 ? ", ?19" : "") + (layout.hasTags ? ", ?20" : "")
@@ -140,6 +153,9 @@ extension GameDatabase {
         ) throws -> Int64 {
             guard let name else { return 0 }
             if let known = cache[name] { return known }
+            // Most names of a large file come once: past this many the cache starts again,
+            // and the names that come often come back into it.
+            if cache.count >= GameDatabase.namesCached { cache.removeAll(keepingCapacity: true) }
             insert.bind(1, name)
             // A new player gets the rating of the game that adds them: most players of a
             // large file appear once, and their row is then written once.
@@ -150,7 +166,10 @@ extension GameDatabase {
             if db.changesCount > 0 {
                 id = db.lastInsertedRowID
                 added += 1
-                if player, let elo { storedElo[id] = elo }
+                if player, let elo {
+                    if storedElo.count >= GameDatabase.namesCached { storedElo.removeAll(keepingCapacity: true) }
+                    storedElo[id] = elo
+                }
             } else {
                 select.bind(1, name)
                 guard try select.step() else {
@@ -210,23 +229,38 @@ extension GameDatabase {
                     game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
                     hash = identity.finalize()
                 }
-                if hash.flatMap({ storedGameHashes?.contains($0) }) ?? true {
-                    findDuplicate.bind(1, white)
-                    findDuplicate.bind(2, black)
-                    findDuplicate.bind(3, event)
-                    findDuplicate.bind(4, site)
-                    findDuplicate.bind(5, game.date)
-                    findDuplicate.bind(6, game.utcTime)
-                    findDuplicate.bind(7, game.round)
-                    let duplicate = try game.moves.withUnsafeBytes { moves in
+                func bindIdentity(_ statement: PreparedStatement) {
+                    statement.bind(1, white)
+                    statement.bind(2, black)
+                    statement.bind(3, event)
+                    statement.bind(4, site)
+                    statement.bind(5, game.date)
+                    statement.bind(6, game.utcTime)
+                    statement.bind(7, game.round)
+                }
+                let duplicate: Bool
+                if let hash, let hashes = storedGameHashes {
+                    // Only the rows whose hash matches are compared, by their ID.
+                    duplicate = try hashes.contains(hash) { row in
+                        bindIdentity(sameGame)
+                        sameGame.bind(9, row)
+                        return try game.moves.withUnsafeBytes { moves in
+                            sameGame.bindBlob(8, borrowing: moves)
+                            defer { sameGame.reset() }
+                            return try sameGame.step()
+                        }
+                    }
+                } else {
+                    bindIdentity(findDuplicate)
+                    duplicate = try game.moves.withUnsafeBytes { moves in
                         findDuplicate.bindBlob(8, borrowing: moves)
                         defer { findDuplicate.reset() }
                         return try findDuplicate.step()
                     }
-                    if duplicate {
-                        report.duplicates += 1
-                        continue
-                    }
+                }
+                if duplicate {
+                    report.duplicates += 1
+                    continue
                 }
 
                 insertGame.bind(1, event)
@@ -264,9 +298,13 @@ extension GameDatabase {
                     }
                 }
                 let gameID = db.lastInsertedRowID
-                if let hash { storedGameHashes?.insert(hash) }
+                if let hash, storedGameHashes?.insert(hash, rowID: gameID) == false {
+                    // A row ID too large for the table: from now on the query decides.
+                    storedGameHashes = nil
+                    try buildIdentityIndexIfNeeded(db)
+                }
                 report.stored += 1
-                report.storedIDs.append(gameID)
+                if keepIDs { report.storedIDs.append(gameID) }
                 counts.games += 1
 
                 if writesComments {
@@ -334,7 +372,7 @@ extension GameDatabase {
         dataVersion = version
         // With no games in the file, every game it will hold is written here (until another
         // program writes: then this runs again, and the file has games).
-        storedGameHashes = counts.games == 0 ? [] : nil
+        storedGameHashes = counts.games == 0 ? GameHashTable() : nil
     }
 
     func writeCounts(_ db: Database, _ counts: Counts) throws {

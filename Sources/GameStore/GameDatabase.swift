@@ -45,10 +45,14 @@ public final class GameDatabase: @unchecked Sendable {
     var storedElo: [Int64: Int] = [:]
     /// While every game of the file was written by this connection (the file had none when
     /// it first looked, and no other program wrote since): a hash of each game's identity and
-    /// mainline. A game whose hash is not here is no duplicate, and needs no query.
-    var storedGameHashes: Set<Int>? = nil
+    /// mainline, with its row. A game whose hash is not here is no duplicate, and needs no
+    /// query; one whose hash is here is compared with the rows it names.
+    var storedGameHashes: GameHashTable? = nil
     /// Inside `withSearchIndexesBuiltAtTheEnd`, with the search indexes dropped.
     var searchIndexesDeferred = false
+    /// `GamesIdentity` was dropped with the search indexes: built as soon as the duplicate
+    /// check needs it (when the hashes no longer answer), else at the end with the others.
+    var identityIndexDeferred = false
     var eventIDs: [String: Int64] = [:]
     var siteIDs: [String: Int64] = [:]
     var counts: Counts?
@@ -70,6 +74,9 @@ public final class GameDatabase: @unchecked Sendable {
         var hasTags: Bool
         var hasComments: Bool
     }
+
+    /// The page cache of a writing connection, in KiB; also the memory an index build sorts in.
+    static let cacheKiB = 32768
 
     /// SQLite's process-wide options, set before the first connection opens.
     static let sqliteOptions: Void = { _ = cstorage_configure_sqlite_for_bulk_writes() }()
@@ -202,13 +209,16 @@ public final class GameDatabase: @unchecked Sendable {
         // Never leave the file in WAL mode: readers of the format expect a rollback journal.
         _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
         try db.execute(sql: "PRAGMA foreign_keys = ON")
-        // A batch of an import writes tens of megabytes: a large page cache keeps SQLite from
-        // spilling pages to the file before the commit.
-        try db.execute(sql: "PRAGMA cache_size = -65536")
+        // Larger pages than SQLite's 4 KiB: a fifth of the B-tree pages and write calls for the
+        // same games. Only a file without tables can still change its page size.
+        if empty && created { try db.execute(sql: "PRAGMA page_size = 16384") }
+        // A batch of an import writes a few megabytes: 32 MB of page cache holds it and the
+        // upper levels of the B-trees; beyond that SQLite writes pages out before the commit
+        // (cache_spill) instead of growing. Set after the page size: SQLite turns a size in
+        // KiB into a number of pages with the page size of the moment (set before, 32 MB of
+        // 4 KiB pages became 128 MB of 16 KiB pages).
+        try db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.cacheKiB)")
         if empty {
-            // Larger pages than SQLite's 4 KiB: a fifth of the B-tree pages and write calls
-            // for the same games. Only a file without tables can still change its page size.
-            if created { try db.execute(sql: "PRAGMA page_size = 16384") }
             try db.inTransaction(.immediate) {
                 // Another program (another import, say) may have made the tables while this
                 // one waited for the lock: the schema is read again, not from a cache.

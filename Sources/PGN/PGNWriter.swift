@@ -39,7 +39,13 @@ public enum PGNWriter {
     /// (LF, CR or CRLF) as one space, since a tag pair is one line (the standard's tag values
     /// hold printing characters only, and its strings cannot span lines).
     public static func escapedTagValue(_ value: String) -> String {
-        guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+        // Looked for in the bytes (every character to change holds one of them): walking the
+        // characters cost more than the rest of encoding a tag.
+        guard
+            value.utf8.contains(where: {
+                $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n")
+                    || $0 == UInt8(ascii: "\r")
+            })
         else { return value }
         var result = ""
         for character in value {

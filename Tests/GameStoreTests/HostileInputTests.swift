@@ -249,7 +249,7 @@ final class HostileInputTests: XCTestCase {
         let database = try GameDatabase(path: folder.path("tags.db3"))
         let report = try database.importPGN(path: path)
         XCTAssertEqual(report.stored, 1)
-        let game = try database.game(id: report.storedIDs[0])
+        let game = try database.game(id: 1)
         XCTAssertEqual(game.tag("White"), "Ann")
         XCTAssertEqual(game.tag("Black"), "Bob")
         XCTAssertEqual(game.mainline.count, 2)

@@ -138,6 +138,98 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(again.duplicates, 5)
     }
 
+    func testNearDuplicatesAreStoredAndOnlyExactCopiesAreLeftOut() throws {
+        // 400 games with the same players, event, site, date and round, each one move away
+        // from others; then games whose mainline and length are the same but whose comment
+        // differs (their hashes are equal: the comparison decides); then every game again.
+        let header = """
+            [Event "Open"]
+            [Site "Here"]
+            [Date "2024.01.01"]
+            [Round "1"]
+            [White "A"]
+            [Black "B"]
+            [Result "*"]
+
+
+            """
+        let white =
+            ["a3", "a4", "b3", "b4", "c3", "c4", "d3", "d4", "e3", "e4"]
+            + ["f3", "f4", "g3", "g4", "h3", "h4", "Na3", "Nc3", "Nf3", "Nh3"]
+        let black =
+            ["a6", "a5", "b6", "b5", "c6", "c5", "d6", "d5", "e6", "e5"]
+            + ["f6", "f5", "g6", "g5", "h6", "h5", "Na6", "Nc6", "Nf6", "Nh6"]
+        var games: [String] = []
+        for first in white {
+            for reply in black { games.append(header + "1. \(first) \(reply) *\n") }
+        }
+        games += ["a", "b", "c"].map { header + "1. e4 {\($0)} e5 *\n" }
+        let path = try write((games + games).joined(separator: "\n"), to: "near.pgn")
+        let database = try GameDatabase(path: folder.path("near.db3"))
+        let report = try database.importPGN(path: path)
+        XCTAssertEqual(report.stored, 403)
+        XCTAssertEqual(report.duplicates, 403)
+        XCTAssertEqual(try rows(folder.path("near.db3"), "SELECT COUNT(DISTINCT Moves) AS n FROM Games")[0]["n"], 403)
+        // Through the index, in a file that has games: the same answers.
+        let again = try database.importPGN(path: path)
+        XCTAssertEqual(again.stored, 0)
+        XCTAssertEqual(again.duplicates, 806)
+        let reopened = try GameDatabase(path: folder.path("near.db3"))
+        XCTAssertEqual(try reopened.importPGN(path: path).duplicates, 806)
+    }
+
+    func testTheHashTableComparesEveryRowWhoseHashMatches() throws {
+        var table = GameHashTable(capacity: 16)
+        // Every hash has the same kept bits: each lookup is told about every row.
+        for row in 1...5000 { XCTAssertTrue(table.insert(row << 32 | 7, rowID: Int64(row))) }
+        XCTAssertEqual(table.count, 5000)
+        var seen: [Int64] = []
+        XCTAssertFalse(
+            table.contains(7) {
+                seen.append($0); return false
+            })
+        XCTAssertEqual(Set(seen), Set(1...5000))
+        XCTAssertTrue(table.contains(7) { $0 == 4321 })
+        XCTAssertFalse(table.contains(8) { _ in true })
+        XCTAssertFalse(table.insert(1, rowID: GameHashTable.largestRowID + 1))
+    }
+
+    func testAnotherProgramWritingDuringImportsIntoANewFileBuildsTheIdentityIndexFirst() throws {
+        let game = "[Event \"x\"]\n[Site \"s\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. d4 d5 *\n"
+        let path = folder.path("during.db3")
+        let ours = try GameDatabase(path: path)
+        let first = try write("[Event \"y\"]\n\n1. e4 *\n", to: "first.pgn")
+        let second = try write(game, to: "second.pgn")
+        try ours.withSearchIndexesBuiltAtTheEnd {
+            XCTAssertEqual(try ours.importPGN(path: first).stored, 1)
+            XCTAssertEqual(Array(try indexes(path).keys), [])
+            // Another program copies the game in (without building any index).
+            let scratch = folder.path("scratch.db3")
+            XCTAssertEqual(try GameDatabase(path: scratch).store(games: [GameSource(text: game, index: 0)]).stored, 1)
+            let theirs = try DatabaseQueue(path: path)
+            try theirs.write { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS scratch", arguments: [scratch])
+                try db.execute(sql: "INSERT INTO Players (Name) VALUES ('A'), ('B')")
+                try db.execute(sql: "INSERT INTO Events (Name) VALUES ('x')")
+                try db.execute(sql: "INSERT INTO Sites (Name) VALUES ('s')")
+                try db.execute(
+                    sql: """
+                        INSERT INTO Games (EventID, SiteID, Date, UTCTime, Round, WhiteID, BlackID, Moves) \
+                        SELECT (SELECT ID FROM main.Events WHERE Name = 'x'), \
+                        (SELECT ID FROM main.Sites WHERE Name = 's'), Date, UTCTime, Round, \
+                        (SELECT ID FROM main.Players WHERE Name = 'A'), (SELECT ID FROM main.Players WHERE Name = 'B'), \
+                        Moves FROM scratch.Games WHERE ID = (SELECT MAX(ID) FROM scratch.Games)
+                        """)
+            }
+            try theirs.close()
+            let report = try ours.importPGN(path: second)
+            XCTAssertEqual(report.stored, 0)
+            XCTAssertEqual(report.duplicates, 1)
+            XCTAssertEqual(Array(try indexes(path).keys), ["GamesIdentity"])
+        }
+        XCTAssertEqual(try indexes(path), schemaIndexes)
+    }
+
     func testAGameStoredByAnotherProgramMeanwhileIsStillFoundAsADuplicate() throws {
         let game = "[Event \"x\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. d4 d5 *\n"
         let path = folder.path("shared.db3")
@@ -253,10 +345,12 @@ final class ImportPipelineTests: XCTestCase {
         // As a stopped import leaves the file: games in, search indexes not yet built.
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            for name in ["GamesDate", "GamesWhiteElo", "GamesPlyCount"] { try db.execute(sql: "DROP INDEX \(name)") }
+            for name in ["GamesDate", "GamesWhiteElo", "GamesPlyCount", "GamesIdentity"] {
+                try db.execute(sql: "DROP INDEX \(name)")
+            }
         }
         try queue.close()
-        XCTAssertEqual(try indexes(path).count, 5)
+        XCTAssertEqual(try indexes(path).count, 4)
         _ = try GameDatabase(path: path)
         XCTAssertEqual(try indexes(path), schemaIndexes)
         // An instance that opened the file before the stop builds them at its next import.
@@ -268,13 +362,15 @@ final class ImportPipelineTests: XCTestCase {
                 of: "[Round \"-\"]", with: "[Round \"2\"]"), to: "second.pgn")
         XCTAssertEqual(try database.importPGN(path: second).stored, 438)
         XCTAssertEqual(try indexes(path), schemaIndexes)
-        // A file made by another program (no GamesIdentity) keeps the indexes it has.
+        // A file made by another program (no GamesIdentity, no Tags column) keeps the indexes
+        // it has.
         let foreign = folder.path("foreign.db3")
         let other = try DatabaseQueue(path: foreign)
         try other.write { db in
             try db.execute(
                 sql: GameDatabase.schemaSQL.split(separator: "\n").filter {
                     !$0.hasPrefix("CREATE INDEX GamesIdentity") && !$0.hasPrefix("CREATE INDEX GamesDate")
+                        && !$0.contains("Tags TEXT")
                 }.joined(separator: "\n"))
         }
         try other.close()
@@ -294,8 +390,9 @@ final class ImportPipelineTests: XCTestCase {
             var stored = 0
             for source in sources {
                 stored += try database.importPGN(path: source).stored
-                // Between the files, only the index the duplicate check reads is there.
-                XCTAssertEqual(Array(try indexes(path).keys), ["GamesIdentity"])
+                // Between the files, no index is there: the hashes of the games written answer
+                // the duplicate check.
+                XCTAssertEqual(Array(try indexes(path).keys), [])
             }
             return stored
         }
