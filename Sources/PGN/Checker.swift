@@ -52,7 +52,7 @@ public enum Checker {
             diagnostics += replay.diagnostics
             openings.append(replay.opening?.opening)
             if twins {
-                twinKeys.append((TwinKey(replayer), game.tags.first?.range ?? game.nodes.first?.range ?? game.range))
+                twinKeys.append((TwinKey(replayer), game.label))
             }
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }

@@ -129,7 +129,7 @@ public struct GameReplay {
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
     ) {
         let missing = GameReplay.sevenTagRoster.filter { tag($0) == nil }
-        let anchor = syntax.tags.first?.range ?? syntax.nodes.first?.range ?? syntax.range
+        let anchor = syntax.label
         if !missing.isEmpty {
             let result = syntax.resultIndex.map { GameResult(rawValue: syntax.nodes[$0].value)?.text ?? "*" } ?? "*"
             let lines = missing.map { name -> String in

@@ -60,4 +60,7 @@ public struct GameSyntax: Sendable {
         self.resultIndex = resultIndex
     }
 
+    /// Where a game is pointed at as a whole (a diagnostic about it, its outline entry): its
+    /// first tag, else its first movetext token, else its range.
+    public var label: Range<Int> { tags.first?.range ?? nodes.first?.range ?? range }
 }

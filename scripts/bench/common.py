@@ -16,6 +16,18 @@ PGN_LSP = pathlib.Path(os.environ.get("PGN_LSP") or ROOT / ".build" / "release" 
 LICHESS_1M = "corpus/lichess/lichess_db_1000k.pgn"
 
 
+def percentile(values, p):
+    """The p-th percentile of values, by the nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def position(text, index):
+    """The LSP position of a character index of text (columns in characters: ASCII text)."""
+    line = text.count("\n", 0, index)
+    return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
+
+
 def measure(args, stdin=None, cwd=None):
     """Runs a command; returns (wall seconds, peak resident memory in MB, stdout bytes)."""
     start = time.perf_counter()

@@ -18,22 +18,12 @@ import random
 import re
 import time
 
-from common import LICHESS_1M, PGN_LSP, shared
+from common import LICHESS_1M, PGN_LSP, percentile, position, shared
 from lsp_client import LSPClient
 
 CLIENTS = {"text": {"name": "Neovim", "version": "0.11.4"},
            "picture": {"name": "Visual Studio Code", "version": "1.96.0"}}
 MARKS = " {[%csl Gd4,Re5][%cal Ge2e4,Bb1c3]}"
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def position(text, index):
-    line = text.count("\n", 0, index)
-    return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
 
 
 def hover_round(binary, client_info, text, requests, seed):

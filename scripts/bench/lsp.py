@@ -12,18 +12,8 @@ import random
 import statistics
 import time
 
-from common import LICHESS_1M, big_lichess_file, shared
+from common import LICHESS_1M, big_lichess_file, percentile, position, shared
 from lsp_client import LSPClient
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def position(text, index):
-    line = text.count("\n", 0, index)
-    return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
 
 
 def peak_memory_mb(pid):

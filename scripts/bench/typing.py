@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from common import LICHESS_1M, ROOT, shared
+from common import LICHESS_1M, ROOT, percentile, shared
 from lsp_client import LSPClient
 
 # What VS Code's language client announces for these requests (vscode-languageclient 9).
@@ -47,11 +47,6 @@ NEOVIM = {"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]}
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 class TimedClient(LSPClient):

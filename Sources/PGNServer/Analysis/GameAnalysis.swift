@@ -457,10 +457,7 @@ public final class PGNAnalyzer: Sendable {
             games[$0].analysis.twinKey!
         }
         guard !pairs.isEmpty else { return [] }
-        func label(_ game: PlacedGame) -> Range<Int> {
-            let syntax = game.analysis.syntax
-            return (syntax.tags.first?.range ?? syntax.nodes.first?.range ?? syntax.range).shifted(by: game.start)
-        }
+        func label(_ game: PlacedGame) -> Range<Int> { game.analysis.syntax.label.shifted(by: game.start) }
         return pairs.map { pair in
             let (copy, kept) = (games[pair.copy], games[pair.kept])
             var diagnostic = Twins.diagnostic(

@@ -71,7 +71,7 @@ extension PGNLanguageServer {
         }
         return GameOutline(
             title: gameTitle(a.gameReplay), detail: detail,
-            selection: a.syntax.tags.first?.range ?? nodes.first?.range ?? a.syntax.range,
+            selection: a.syntax.label,
             variations: variations)
     }
 
