@@ -106,6 +106,9 @@ extension GameDatabase {
         try buildIdentityIndexIfNeeded(db)
         var counts = self.counts!
         var report = StoreReport()
+        // Kept up to date game by game while it describes the games; one that does not is
+        // built again as a whole (`buildPositionIndex`).
+        var positionIndex = try GameDatabase.positionIndexStatus(db) == .current ? PositionIndexWriter(db) : nil
 
         let insertPlayer = try PreparedStatement(db, "INSERT OR IGNORE INTO Players (Name, Elo) VALUES (?, ?)")
         let selectPlayer = try PreparedStatement(db, "SELECT ID FROM Players WHERE Name = ?")
@@ -303,6 +306,11 @@ extension GameDatabase {
                     storedGameHashes = nil
                     try buildIdentityIndexIfNeeded(db)
                 }
+                if positionIndex != nil {
+                    try positionIndex!.add(
+                        gameID: gameID, hashes: game.positionHashes, outcome: GameOutcome(result: game.result),
+                        rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
+                }
                 report.stored += 1
                 if keepIDs { report.storedIDs.append(gameID) }
                 counts.games += 1
@@ -345,6 +353,10 @@ extension GameDatabase {
                 updateElo.reset()
                 storedElo[player] = elo
             }
+        }
+        if var positionIndex {
+            try positionIndex.finish()
+            try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
         }
         try writeCounts(db, counts)
         self.counts = counts

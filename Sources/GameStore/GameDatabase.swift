@@ -20,10 +20,14 @@ public final class GameDatabase: @unchecked Sendable {
         public var commentRows = true
         /// Open for reading only: nothing is created or changed.
         public var readOnly = false
+        /// Whether a new file gets the position index (kept up to date by every write).
+        public var positionIndex = true
 
         public init(
-            busyTimeout: Double = 5, moves: MovesContent = .full, commentRows: Bool = true, readOnly: Bool = false
+            busyTimeout: Double = 5, moves: MovesContent = .full, commentRows: Bool = true, readOnly: Bool = false,
+            positionIndex: Bool = true
         ) {
+            self.positionIndex = positionIndex
             self.busyTimeout = busyTimeout
             self.moves = moves
             self.commentRows = commentRows
@@ -224,6 +228,7 @@ public final class GameDatabase: @unchecked Sendable {
                 // one waited for the lock: the schema is read again, not from a cache.
                 if try FileSchema(db).tables.isEmpty {
                     try db.execute(sql: OCGDBSchema.sql)
+                    if options.positionIndex { try db.execute(sql: PositionIndex.schemaSQL) }
                     let title = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
                     try db.execute(sql: "UPDATE Info SET Value = ? WHERE Name = 'Title'", arguments: [title])
                 }

@@ -31,6 +31,9 @@ public struct EncodedGame: Sendable {
     public var pawnHome: Int
     /// ocgdb's encoding of the mainline (see `Moves2`).
     public var moves2: [UInt8]
+    /// The Zobrist hashes of the mainline's positions, from the start position on (for the
+    /// position index).
+    public var positionHashes: [UInt64] = []
     /// The tags no column holds (`Opening`, `Termination`, `Annotator`, `UTCDate` …) as PGN tag
     /// pairs, one a line, in the game's order, UTF-8; empty when there are none.
     public var otherTagBytes: [UInt8] = []
@@ -276,6 +279,9 @@ public enum GameEncoder {
         var moves2: [UInt8] = []
         moves2.reserveCapacity(syntax.nodes.count)
         var mainlinePlies = 0
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(syntax.nodes.count / 2 + 2)
+        hashes.append(startPosition.hash)
         var skipped = 0  // depth inside variations left out (`mainline` content)
         let full = content == .full
 
@@ -309,6 +315,7 @@ public enum GameEncoder {
                 inCheck = position.isCheck
                 if !inVariation {
                     mainlinePlies += 1
+                    hashes.append(position.hash)
                     Moves2.append(move, chess960: chess960, to: &moves2)
                     // Material changes only by a capture or a promotion.
                     if position.occupied.count != previous.occupied.count || move.promotion != nil {
@@ -369,6 +376,7 @@ public enum GameEncoder {
         game.plyCount = mainlinePlies
         game.moves = moves
         game.moves2 = moves2
+        game.positionHashes = hashes
         game.whiteMaterial = whiteMaterial
         game.blackMaterial = blackMaterial
         game.pawnHome = pawnHome(position)

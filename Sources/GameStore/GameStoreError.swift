@@ -21,6 +21,8 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchGame(id: Int64)
     /// A stored game whose moves cannot be decoded.
     case unreadableGame(id: Int64, reason: String)
+    /// A position search on a file whose position index is missing or out of date.
+    case positionIndex(path: String, status: PositionIndexStatus)
 
     public var description: String {
         switch self {
@@ -49,6 +51,8 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "there is no game with ID \(id)"
         case .unreadableGame(let id, let reason):
             return "game \(id) cannot be read: \(reason)"
+        case .positionIndex(let path, let status):
+            return "\(path): \(status); build it with: pgn-lsp index --db \(path)"
         }
     }
 }

@@ -176,6 +176,37 @@ public enum MovesBlob {
         return elements
     }
 
+    /// Calls `body` with the position after each move of the mainline (variations, comments
+    /// and NAGs skipped, their moves not read); false when the blob cannot be read.
+    static func walkMainline(_ blob: [UInt8], from start: Position, _ body: (Position) -> Void) -> Bool {
+        var position = start
+        var depth = 0
+        var i = 0
+        while i < blob.count {
+            let byte = blob[i]
+            if byte == comment || byte == nag {
+                guard i + 3 <= blob.count else { return false }
+                i += 3 + (Int(blob[i + 1]) | Int(blob[i + 2]) << 8)
+                guard i <= blob.count else { return false }
+                continue
+            }
+            switch byte {
+            case variationStart: depth += 1
+            case variationEnd:
+                guard depth > 0 else { return false }
+                depth -= 1
+            default:
+                if depth == 0 {
+                    guard let move = MoveOrder.move(at: Int(byte), in: position) else { return false }
+                    position.play(move)
+                    body(position)
+                }
+            }
+            i += 1
+        }
+        return true
+    }
+
     /// Whether a blob holds a comment marker (read without decoding its moves).
     public static func hasComments(_ blob: [UInt8]) -> Bool {
         var i = 0

@@ -24,6 +24,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Do not copy mainline comments to the Comments table (read by ocgdb).")
     var noCommentRows = false
 
+    @Flag(help: "Do not build or update the position index (search, explore, the editor's explorer).")
+    var noPositionIndex = false
+
     @Option(help: "Seconds to wait for another program's lock on the database.")
     var busyTimeout: Double = 5
 
@@ -31,7 +34,8 @@ struct Import: ParsableCommand {
     var files: [String]
 
     func run() throws {
-        let options = GameDatabase.Options(busyTimeout: busyTimeout, moves: moves, commentRows: !noCommentRows)
+        let options = GameDatabase.Options(
+            busyTimeout: busyTimeout, moves: moves, commentRows: !noCommentRows, positionIndex: !noPositionIndex)
         let database: GameDatabase
         do {
             database = try GameDatabase(path: db, options: options)
@@ -59,9 +63,25 @@ struct Import: ParsableCommand {
                 total.add(report)
             }
         }
-        let elapsed = (ContinuousClock.now - start).components
-        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         var output = ""
+        if !noPositionIndex {
+            // A file made by another program, or whose games another program changed: its
+            // index is built once, from all its games.
+            do {
+                let status = try database.positionIndexStatus()
+                if status != .current {
+                    try database.buildPositionIndex { done, total in
+                        bar.show(label: "indexing positions", done: done, total: total)
+                    }
+                    bar.clear()
+                    output += "position index built (\(status))\n"
+                }
+            } catch {
+                bar.clear()
+                throw ValidationError("\(db): \(error)")
+            }
+        }
+        let seconds = seconds(since: start)
         if !refused.isEmpty {
             output += "Refused:\n"
             for (path, game) in refused { output += "  \(path): \(game)\n" }
@@ -177,6 +197,19 @@ final class ProgressBar: @unchecked Sendable {
             line += "\(Int(fraction * 100))% "
         }
         line += "\(grouped(progress.games)) games  \(URL(fileURLWithPath: path).lastPathComponent)"
+        writeToStandardError(line)
+        shown = true
+    }
+
+    /// `[#####.....] 50% 1,234 of 2,468 games indexing`.
+    func show(label: String, done: Int, total: Int) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        let filled = Int(fraction * 30)
+        var line = "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "] "
+        line += "\(Int(fraction * 100))% \(grouped(done)) of \(grouped(total)) games \(label)"
         writeToStandardError(line)
         shown = true
     }

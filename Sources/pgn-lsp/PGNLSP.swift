@@ -6,7 +6,8 @@ struct PGNLSP: ParsableCommand {
         commandName: "pgn-lsp",
         abstract: "A language server and command-line toolkit for chess games in PGN.",
         subcommands: [
-            Serve.self, Check.self, Review.self, Import.self, Export.self, Perft.self, Positions.self,
+            Serve.self, Check.self, Review.self, Import.self, Export.self, Index.self, Search.self, Explore.self,
+            Perft.self, Positions.self,
             JSONBenchmark.self,
         ],
         defaultSubcommand: Serve.self
