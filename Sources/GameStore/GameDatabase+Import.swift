@@ -122,9 +122,11 @@ extension GameDatabase {
             }
         }
         return try withSearchIndexesBuiltAtTheEnd {
-            try runPipeline(
-                totalBytes: totalBytes, firstIndex: firstIndex, progress: progress, written: written,
-                nextPiece: nextPiece)
+            try withDeferredPositionTree {
+                try runPipeline(
+                    totalBytes: totalBytes, firstIndex: firstIndex, progress: progress, written: written,
+                    nextPiece: nextPiece)
+            }
         }
     }
 

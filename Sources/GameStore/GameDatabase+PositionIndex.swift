@@ -12,12 +12,19 @@ public enum PositionIndexStatus: Sendable, Equatable, CustomStringConvertible {
     /// It has one that no longer describes the games: another program changed them since, or
     /// it was made by another version of pgn-lsp.
     case stale(reason: String)
+    /// An import (in this or another process) is adding games: their keys are in, their
+    /// opening-tree counts come at its end.
+    case updating
     case current
+
+    /// Whether searches and the explorer can answer from it.
+    public var isUsable: Bool { self == .current || self == .updating }
 
     public var description: String {
         switch self {
         case .missing: return "the database has no position index"
         case .stale(let reason): return "the database's position index is out of date (\(reason))"
+        case .updating: return "the database's position index is being updated by an import"
         case .current: return "the database's position index is up to date"
         }
     }
@@ -42,7 +49,9 @@ extension GameDatabase {
         if PositionIndex.triggers.contains(where: { !names.contains($0) }) {
             return .stale(reason: "the triggers that follow changes to the games are gone")
         }
-        guard let row = try Row.fetchOne(db, sql: "SELECT Version, Depth, Changes, Indexed FROM PositionIndexState")
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT Version, Depth, Changes, Indexed, Updater FROM PositionIndexState")
         else { return .stale(reason: "its state is missing") }
         let version: Int = row["Version"]
         let depth: Int = row["Depth"]
@@ -51,6 +60,8 @@ extension GameDatabase {
         }
         let changes: Int64 = row["Changes"]
         let indexed: Int64 = row["Indexed"]
+        let updater: Int64 = row["Updater"]
+        if changes != indexed && updater != 0 && processIsAlive(updater) { return .updating }
         if changes != indexed {
             let count = changes - indexed
             return .stale(
@@ -79,23 +90,87 @@ extension GameDatabase {
                     let rows = try fetchMoveRows(db, layout: layout, afterID: after, limit: chunk)
                     guard let last = rows.last else { break }
                     after = last.id
-                    let games = GameDatabase.positionsOfRows(rows, layout: layout)
-                    for game in games {
+                    for game in GameDatabase.positionsOfRows(rows, layout: layout) {
                         guard let hashes = game.hashes else { continue }
-                        try writer.add(
-                            gameID: game.id, hashes: hashes, outcome: GameOutcome(result: game.result),
-                            rating: game.rating)
+                        try writer.add(gameID: game.id, hashes: hashes)
                         indexed += 1
                     }
-                    try writer.flushIfLarge()
                     progress?(indexed, total)
                 }
-                try writer.finish()
-                try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
+                try PositionTreeBuilder.rebuild(db)
+                // Games whose moves could not be read are left out, and counted all the same.
+                try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes, Updater = 0")
                 return .commit
             }
             return indexed
         }
+    }
+
+    /// Whether a process with this ID runs on this machine.
+    static func processIsAlive(_ id: Int64) -> Bool {
+        guard id > 0, id <= Int64(Int32.max) else { return false }
+        return kill(pid_t(id), 0) == 0 || errno == EPERM
+    }
+
+    /// The writer that adds a write's games to the position index, or nil when the index is
+    /// missing or out of date (it is then built again as a whole, `buildPositionIndex`).
+    func positionIndexWriter(_ db: Database) throws -> PositionIndexWriter? {
+        let status = try GameDatabase.positionIndexStatus(db)
+        if deferredPositionTree != nil {
+            // An import: keys now, the tree at its end.
+            guard status == .current || (status == .updating && deferredPositionTree!.started) else { return nil }
+            return try PositionIndexWriter(db)
+        }
+        return status == .current ? try PositionIndexWriter(db, incremental: true) : nil
+    }
+
+    /// Ends a write's part in the index: the tree brought up to date for these games, or (in an
+    /// import) left for its end.
+    func finishPositionIndexWrite(_ db: Database, _ writer: PositionIndexWriter) throws {
+        var writer = writer
+        guard var deferred = deferredPositionTree else {
+            try writer.updateTree(db)
+            try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Indexed + ?", arguments: [writer.games])
+            return
+        }
+        if writer.games > 0 && !deferred.started {
+            try db.execute(sql: "UPDATE PositionIndexState SET Updater = ?", arguments: [getpid()])
+            deferred.started = true
+        }
+        deferred.games += writer.games
+        deferredPositionTree = deferred
+    }
+
+    /// Runs an import with the opening tree built once at its end, from all the games: each
+    /// transaction adds the games' keys only. After a failure, or when another program changed
+    /// the games meanwhile, the index is left out of date (built again later).
+    func withDeferredPositionTree<T>(_ body: () throws -> T) throws -> T {
+        guard deferredPositionTree == nil else { return try body() }
+        let before = try run { db in
+            try GameDatabase.positionIndexStatus(db) == .current
+                ? try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") : nil
+        }
+        deferredPositionTree = DeferredTree()
+        let outcome = Result { try body() }
+        let deferred = deferredPositionTree!
+        deferredPositionTree = nil
+        guard deferred.started, let before else { return try outcome.get() }
+        do {
+            try run { db in
+                try db.inTransaction(.immediate) {
+                    let changes = try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") ?? -1
+                    if case .success = outcome, changes == before + Int64(deferred.games) {
+                        try PositionTreeBuilder.rebuild(db)
+                        try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
+                    }
+                    try db.execute(sql: "UPDATE PositionIndexState SET Updater = 0")
+                    return .commit
+                }
+            }
+        } catch {
+            if case .success = outcome { throw error }
+        }
+        return try outcome.get()
     }
 
     /// Removes the position index (its tables and triggers) from the file.
@@ -211,19 +286,96 @@ extension GameDatabase {
     }
 }
 
-/// Writes games into the position index: their keys at once, their opening-tree rows added up
-/// in memory and written in key order (at the end, or when the sums grow large).
+/// Writes games into the position index: their keys, and (for the few games of a save) their
+/// part of the opening tree.
 struct PositionIndexWriter {
     let insertKeys: PreparedStatement
-    let upsertTree: PreparedStatement
-    var tree = OpeningTreeBatch()
-    var keys: [UInt8] = []
-    /// Sums kept in memory at most (about 100 bytes each) before they are written.
-    static let largestBatch = 1_000_000
+    /// Whether `updateTree` brings the tree up to date for the games added.
+    let incremental: Bool
+    var blob: [UInt8] = []
+    /// Games added since the writer was made.
+    var games = 0
+    /// With `incremental`: the games added and their results, for `updateTree`.
+    var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []
 
-    init(_ db: Database) throws {
+    init(_ db: Database, incremental: Bool = false) throws {
         insertKeys = try PreparedStatement(db, "INSERT OR REPLACE INTO PositionKeys (GameID, Keys) VALUES (?, ?)")
-        upsertTree = try PreparedStatement(
+        self.incremental = incremental
+    }
+
+    mutating func add(gameID: Int64, hashes: [UInt64], outcome: GameOutcome = .unknown, rating: Int? = nil) throws {
+        PositionIndex.appendKeys(hashes, to: &blob)
+        insertKeys.bind(1, gameID)
+        try blob.withUnsafeBytes { raw in
+            insertKeys.bindBlob(2, borrowing: raw)
+            defer { insertKeys.reset() }
+            try insertKeys.step()
+        }
+        games += 1
+        if incremental {
+            added.append(
+                (
+                    gameID, hashes.prefix(PositionIndex.treeDepth + 2).map(PositionIndex.key), outcome,
+                    rating.map { Int32(clamping: $0) } ?? -1
+                ))
+        }
+    }
+
+    /// Adds the games to the tree: to the rows of positions that have rows; a position without
+    /// (reached by one game at most until now) gets rows when the keys show that two games or
+    /// more reach it now.
+    mutating func updateTree(_ db: Database) throws {
+        guard incremental, !added.isEmpty else { return }
+        let hasRows = try PreparedStatement(db, "SELECT 1 FROM PositionTree WHERE Position = ? LIMIT 1")
+        let sums = OpeningTreeBatch(capacity: 64)
+        var unknown = Set<UInt64>()
+        for game in added {
+            try game.keys.withUnsafeBytes { _ in
+                var blob: [UInt8] = []
+                PositionIndex.appendKeys(game.keys.map { $0 << 16 }, to: &blob)
+                try blob.withUnsafeBytes { raw in
+                    var failure: (any Error)?
+                    PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, game.keys.count) { _, key, next in
+                        guard failure == nil else { return }
+                        do {
+                            hasRows.bind(1, Int64(key))
+                            defer { hasRows.reset() }
+                            if try hasRows.step() {
+                                sums.add(key, next, outcome: game.outcome, elo: game.elo, gameID: game.id)
+                            } else {
+                                unknown.insert(key)
+                            }
+                        } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                }
+            }
+        }
+        if !unknown.isEmpty {
+            // Who else reaches these positions: every game's keys, read once.
+            var sightings = FirstSightings(capacity: unknown.count)
+            var filter = BitSet(count: 1 << 16)
+            for key in unknown { filter.insert(Int(truncatingIfNeeded: key) & 0xFFFF) }
+            let results = try GameResults(db)
+            try PositionTreeBuilder.forEachGame(db) { id, blob, count in
+                PositionTreeBuilder.forEachTreeKey(blob, count) { _, key, next in
+                    guard filter.contains(Int(truncatingIfNeeded: key) & 0xFFFF), unknown.contains(key) else { return }
+                    let (outcome, elo) = results[id]
+                    if let first = sightings.sight(key, game: id, next: next, outcome: outcome, elo: elo) {
+                        sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
+                    }
+                    if sightings.isShared(key) { sums.add(key, next, outcome: outcome, elo: elo, gameID: id) }
+                }
+            }
+        }
+        try PositionIndexWriter.upsert(sums, db)
+        added = []
+    }
+
+    /// Adds summed rows to the table's.
+    static func upsert(_ sums: OpeningTreeBatch, _ db: Database) throws {
+        guard !sums.isEmpty else { return }
+        let upsert = try PreparedStatement(
             db,
             """
             INSERT INTO PositionTree (Position, Next, Games, WhiteWins, Draws, BlackWins, BestGame, BestElo) \
@@ -232,52 +384,11 @@ struct PositionIndexWriter {
             WhiteWins = WhiteWins + excluded.WhiteWins, Draws = Draws + excluded.Draws, \
             BlackWins = BlackWins + excluded.BlackWins, \
             BestGame = CASE WHEN excluded.BestElo IS NOT NULL AND (BestElo IS NULL OR excluded.BestElo > BestElo) \
-            THEN excluded.BestGame WHEN BestGame IS NULL THEN excluded.BestGame ELSE BestGame END, \
+            THEN excluded.BestGame ELSE BestGame END, \
             BestElo = CASE WHEN excluded.BestElo IS NOT NULL AND (BestElo IS NULL OR excluded.BestElo > BestElo) \
             THEN excluded.BestElo ELSE BestElo END
             """)
-    }
-
-    mutating func add(gameID: Int64, hashes: [UInt64], outcome: GameOutcome, rating: Int?) throws {
-        keys.removeAll(keepingCapacity: true)
-        for hash in hashes {
-            let key = PositionIndex.shortKey(hash)
-            keys.append(UInt8(truncatingIfNeeded: key))
-            keys.append(UInt8(truncatingIfNeeded: key >> 8))
-            keys.append(UInt8(truncatingIfNeeded: key >> 16))
-            keys.append(UInt8(truncatingIfNeeded: key >> 24))
-        }
-        insertKeys.bind(1, gameID)
-        try keys.withUnsafeBytes { raw in
-            insertKeys.bindBlob(2, borrowing: raw)
-            defer { insertKeys.reset() }
-            try insertKeys.step()
-        }
-        hashes.withUnsafeBufferPointer {
-            tree.add(hashes: $0, outcome: outcome, rating: rating, gameID: gameID)
-        }
-    }
-
-    mutating func flushIfLarge() throws {
-        if tree.edges.count >= PositionIndexWriter.largestBatch { try finish() }
-    }
-
-    /// Writes the sums in memory.
-    mutating func finish() throws {
-        guard !tree.isEmpty else { return }
-        for (edge, counts) in tree.sorted() {
-            upsertTree.bind(1, PositionIndex.stored(edge.position))
-            upsertTree.bind(2, PositionIndex.stored(edge.next))
-            upsertTree.bind(3, counts.games)
-            upsertTree.bind(4, counts.whiteWins)
-            upsertTree.bind(5, counts.draws)
-            upsertTree.bind(6, counts.blackWins)
-            upsertTree.bind(7, counts.bestGame)
-            upsertTree.bind(8, counts.bestElo)
-            defer { upsertTree.reset() }
-            try upsertTree.step()
-        }
-        tree = OpeningTreeBatch()
+        try PositionTreeBuilder.write(sums, with: upsert)
     }
 }
 

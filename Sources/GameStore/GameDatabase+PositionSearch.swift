@@ -89,68 +89,72 @@ extension GameDatabase {
     /// and en-passant square, the way FEN equality has them), in ID order, with the first ply
     /// at which each does. Throws when the position index is missing or out of date.
     public func games(reaching position: Position) throws -> [PositionMatch] {
-        let hash = position.hash
-        let (layout, treeCount, bounds) = try run { db -> (ReadLayout, Int?, (Int64, Int64)?) in
-            try requireCurrentIndex(db)
-            let count = try Int.fetchOne(
-                db, sql: "SELECT SUM(Games) FROM PositionTree WHERE Position = ?",
-                arguments: [PositionIndex.stored(hash)])
-            let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionKeys")
-            let bounds: (Int64, Int64)? = row.flatMap { row in
-                guard let low = row[0] as Int64?, let high = row[1] as Int64? else { return nil }
-                return (low, high)
-            }
-            return (try readLayout(db), count, bounds)
+        try scan(for: PositionIndex.key(position.hash), plies: Int.max).map {
+            PositionMatch(gameID: $0.id, ply: Int($0.ply))
         }
-        guard let bounds else { return [] }
-        let candidates = try scanKeys(PositionIndex.shortKey(hash), from: bounds.0, to: bounds.1)
-        // Games that match within the tree's plies are all real when the tree counts as many.
-        let shallow = candidates.filter { $0.firstShallow >= 0 }
-        var confirmed: [PositionMatch] = []
-        var toVerify: [Candidate] = []
-        if let treeCount, treeCount == shallow.count {
-            confirmed = shallow.map { PositionMatch(gameID: $0.id, ply: Int($0.firstShallow)) }
-            toVerify = candidates.filter { $0.firstShallow < 0 }
-        } else {
-            toVerify = candidates
-        }
-        if !toVerify.isEmpty {
-            confirmed += try verify(toVerify, hash: hash, layout: layout)
-        }
-        return confirmed.sorted { $0.gameID < $1.gameID }
     }
 
-    /// What the opening tree holds for `position`. Throws when the position index is missing or
-    /// out of date.
+    /// What the opening tree holds for `position`: the games that reached it within their
+    /// first `PositionIndex.treeDepth` plies. Throws when the position index is missing or out
+    /// of date.
     public func explore(_ position: Position) throws -> ExplorerAnswer {
-        let rows = try run { db -> [Row] in
+        let key = PositionIndex.key(position.hash)
+        var rows = try run { db -> [(next: Int64, counts: [Int], bestGame: Int64?, bestElo: Int?)] in
             try requireCurrentIndex(db)
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT Next, Games, WhiteWins, Draws, BlackWins, BestGame, BestElo FROM PositionTree \
                     WHERE Position = ?
-                    """, arguments: [PositionIndex.stored(position.hash)])
+                    """, arguments: [Int64(key)]
+            ).map { ($0[0], [$0[1], $0[2], $0[3], $0[4]], $0[5], $0[6]) }
         }
-        var answer = ExplorerAnswer()
-        guard !rows.isEmpty else { return answer }
+        if rows.isEmpty {
+            // No row: one game at most reaches it (more while an import is adding games), found
+            // in the keys.
+            let sightings = try scan(for: key, plies: PositionIndex.treeDepth)
+            if sightings.isEmpty { return ExplorerAnswer() }
+            let results = try run { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT ID, Result, WhiteElo, BlackElo FROM Games \
+                        WHERE ID IN (\(sightings.map { String($0.id) }.joined(separator: ",")))
+                        """)
+            }
+            var byID: [Int64: (GameOutcome, Int?)] = [:]
+            for row in results {
+                byID[row[0]] = (
+                    GameOutcome(result: row[1]), PositionIndex.rating(white: row[2] as Int?, black: row[3] as Int?)
+                )
+            }
+            let sums = OpeningTreeBatch(capacity: sightings.count)
+            for sighting in sightings {
+                let (outcome, rating) = byID[sighting.id] ?? (.unknown, nil)
+                sums.add(
+                    key, sighting.next, outcome: outcome, elo: rating.map { Int32(clamping: $0) } ?? -1,
+                    gameID: sighting.id)
+            }
+            rows = sums.sorted().map {
+                (
+                    $0.next == OpeningTreeBatch.ended ? PositionIndex.ended : Int64($0.next),
+                    [Int($0.games), Int($0.whiteWins), Int($0.draws), Int($0.blackWins)], $0.bestGame,
+                    $0.bestElo < 0 ? nil : Int($0.bestElo)
+                )
+            }
+        }
         var children: [UInt64: Move] = [:]
-        for move in position.legalMoves { children[position.playing(move).hash] = move }
+        for move in position.legalMoves { children[PositionIndex.key(position.playing(move).hash)] = move }
+        var answer = ExplorerAnswer()
         for row in rows {
-            let next = UInt64(bitPattern: row[0] as Int64)
-            let games: Int = row[1]
-            let white: Int = row[2]
-            let draws: Int = row[3]
-            let black: Int = row[4]
-            let bestGame: Int64? = row[5]
-            let bestElo: Int? = row[6]
-            if next == 0 {
+            let (games, white, draws, black) = (row.counts[0], row.counts[1], row.counts[2], row.counts[3])
+            if row.next == PositionIndex.ended {
                 answer.ended += games
-            } else if let move = children[next] {
+            } else if let move = children[UInt64(row.next)] {
                 answer.continuations.append(
                     .init(
-                        move: move, games: games, whiteWins: white, draws: draws, blackWins: black, bestGame: bestGame,
-                        bestElo: bestElo))
+                        move: move, games: games, whiteWins: white, draws: draws, blackWins: black,
+                        bestGame: row.bestGame, bestElo: row.bestElo))
             } else {
                 // Another position with the same key: never met in practice, left out.
                 continue
@@ -159,11 +163,11 @@ extension GameDatabase {
             answer.whiteWins += white
             answer.draws += draws
             answer.blackWins += black
-            if let bestElo, answer.bestElo == nil || bestElo > answer.bestElo! {
+            if let bestElo = row.bestElo, answer.bestElo == nil || bestElo > answer.bestElo! {
                 answer.bestElo = bestElo
-                answer.bestGame = bestGame
+                answer.bestGame = row.bestGame
             } else if answer.bestGame == nil && answer.bestElo == nil {
-                answer.bestGame = bestGame
+                answer.bestGame = row.bestGame
             }
         }
         let san = Dictionary(uniqueKeysWithValues: answer.continuations.map { ($0.move, position.san($0.move)) })
@@ -199,21 +203,29 @@ extension GameDatabase {
 
     func requireCurrentIndex(_ db: Database) throws {
         let status = try GameDatabase.positionIndexStatus(db)
-        guard status == .current else { throw GameStoreError.positionIndex(path: path, status: status) }
+        guard status.isUsable else { throw GameStoreError.positionIndex(path: path, status: status) }
     }
 
-    /// A game whose keys hold the searched key: the first ply where it does within the tree's
-    /// plies (-1 if none), and the first beyond them (-1 if none).
-    struct Candidate: Sendable {
+    /// A game whose keys hold the searched key: the first ply where they do, and the key after
+    /// it (`OpeningTreeBatch.ended` when the game ends there).
+    struct Sighting: Sendable {
         var id: Int64
-        var firstShallow: Int32
-        var firstDeep: Int32
+        var ply: Int32
+        var next: UInt64
     }
 
-    /// Reads every game's keys, on every core, each part through a read-only connection of its own.
-    func scanKeys(_ key: UInt32, from low: Int64, to high: Int64) throws -> [Candidate] {
+    /// The games whose keys hold `key` within their first `plies` + 1 positions, read on every
+    /// core, each part through a read-only connection of its own.
+    func scan(for key: UInt64, plies: Int) throws -> [Sighting] {
+        let bounds = try run { db -> (Int64, Int64)? in
+            try requireCurrentIndex(db)
+            let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionKeys")
+            guard let low = row?[0] as Int64?, let high = row?[1] as Int64? else { return nil }
+            return (low, high)
+        }
+        guard let (low, high) = bounds else { return [] }
         let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, Int((high - low) / 10_000) + 1))
-        var results = [Result<[Candidate], any Error>](repeating: .success([]), count: parts)
+        var results = [Result<[Sighting], any Error>](repeating: .success([]), count: parts)
         let path = self.path
         let timeout = options.busyTimeout
         results.withUnsafeMutableBufferPointer { output in
@@ -223,18 +235,17 @@ extension GameDatabase {
                 let first = low + span * Int64(part) / Int64(parts)
                 let last = low + span * Int64(part + 1) / Int64(parts) - 1
                 output.value[part] = Result {
-                    try GameDatabase.scanKeys(key, path: path, busyTimeout: timeout, from: first, to: last)
+                    try GameDatabase.scan(
+                        for: key, plies: plies, path: path, busyTimeout: timeout, from: first, to: last)
                 }
             }
         }
         return try results.flatMap { try $0.get() }
     }
 
-    static func scanKeys(
-        _ key: UInt32, path: String, busyTimeout: Double, from low: Int64, to high: Int64
-    ) throws
-        -> [Candidate]
-    {
+    static func scan(
+        for key: UInt64, plies: Int, path: String, busyTimeout: Double, from low: Int64, to high: Int64
+    ) throws -> [Sighting] {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
         func failure(_ code: Int32) -> any Error {
@@ -253,52 +264,30 @@ extension GameDatabase {
         guard prepared == SQLITE_OK else { throw failure(prepared) }
         sqlite3_bind_int64(statement, 1, low)
         sqlite3_bind_int64(statement, 2, high)
-        var found: [Candidate] = []
-        let depth = PositionIndex.treeDepth
+        var found: [Sighting] = []
+        // The first 4 bytes of the key, compared first.
+        let low32 = UInt32(truncatingIfNeeded: key)
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw failure(step) }
-            let count = Int(sqlite3_column_bytes(statement, 1)) / 4
+            let count = Int(sqlite3_column_bytes(statement, 1)) / PositionIndex.keyBytes
             guard count > 0, let blob = sqlite3_column_blob(statement, 1) else { continue }
-            var shallow: Int32 = -1
-            var deep: Int32 = -1
+            let end = plies == Int.max ? count : min(count, plies + 1)
             var ply = 0
-            while ply < count {
-                if blob.loadUnaligned(fromByteOffset: ply * 4, as: UInt32.self).littleEndian == key {
-                    if ply <= depth {
-                        if shallow < 0 { shallow = Int32(ply) }
-                        ply = depth + 1
-                        continue
-                    }
-                    deep = Int32(ply)
+            while ply < end {
+                if blob.loadUnaligned(fromByteOffset: ply * PositionIndex.keyBytes, as: UInt32.self).littleEndian
+                    == low32 && PositionIndex.key(in: blob, at: ply) == key
+                {
+                    found.append(
+                        Sighting(
+                            id: sqlite3_column_int64(statement, 0), ply: Int32(ply),
+                            next: ply + 1 < count ? PositionIndex.key(in: blob, at: ply + 1) : OpeningTreeBatch.ended))
                     break
                 }
                 ply += 1
             }
-            if shallow >= 0 || deep >= 0 {
-                found.append(Candidate(id: sqlite3_column_int64(statement, 0), firstShallow: shallow, firstDeep: deep))
-            }
         }
         return found
-    }
-
-    /// The candidates whose mainline really reaches the position, read from their moves.
-    func verify(_ candidates: [Candidate], hash: UInt64, layout: ReadLayout) throws -> [PositionMatch] {
-        var matches: [PositionMatch] = []
-        var start = 0
-        while start < candidates.count {
-            let chunk = candidates[start..<min(candidates.count, start + 2000)]
-            start += 2000
-            let rows = try run { db in
-                try fetchMoveRows(db, layout: layout, ids: chunk.map(\.id))
-            }
-            for game in GameDatabase.positionsOfRows(rows, layout: layout) {
-                if let ply = game.hashes?.firstIndex(of: hash) {
-                    matches.append(PositionMatch(gameID: game.id, ply: ply))
-                }
-            }
-        }
-        return matches
     }
 }

@@ -85,6 +85,11 @@ extension GameDatabase {
     ) throws -> StoreReport {
         var report = StoreReport()
         try run { db in
+            // The position index's triggers make each insert into `Games` keep a statement
+            // journal (the pages it changes, to undo it alone): in memory, a few pages, not a
+            // temporary file written for every game. Index builds sort in files again after.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
             try db.inTransaction(.immediate) {
                 report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress, keepIDs: keepIDs)
                 return .commit
@@ -108,7 +113,7 @@ extension GameDatabase {
         var report = StoreReport()
         // Kept up to date game by game while it describes the games; one that does not is
         // built again as a whole (`buildPositionIndex`).
-        var positionIndex = try GameDatabase.positionIndexStatus(db) == .current ? PositionIndexWriter(db) : nil
+        var positionIndex = try positionIndexWriter(db)
 
         let insertPlayer = try PreparedStatement(db, "INSERT OR IGNORE INTO Players (Name, Elo) VALUES (?, ?)")
         let selectPlayer = try PreparedStatement(db, "SELECT ID FROM Players WHERE Name = ?")
@@ -354,10 +359,7 @@ extension GameDatabase {
                 storedElo[player] = elo
             }
         }
-        if var positionIndex {
-            try positionIndex.finish()
-            try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
-        }
+        if let positionIndex { try finishPositionIndexWrite(db, positionIndex) }
         try writeCounts(db, counts)
         self.counts = counts
         progress?(total, total)

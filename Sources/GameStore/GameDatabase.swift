@@ -57,12 +57,21 @@ public final class GameDatabase: @unchecked Sendable {
     /// `GamesIdentity` was dropped with the search indexes: built as soon as the duplicate
     /// check needs it (when the hashes no longer answer), else at the end with the others.
     var identityIndexDeferred = false
+    /// During an import, whose opening tree is built at its end: what it wrote so far.
+    var deferredPositionTree: DeferredTree?
     var eventIDs: [String: Int64] = [:]
     var siteIDs: [String: Int64] = [:]
     var counts: Counts?
     var dataVersion: Int64?
     /// Which optional columns and tables the file has (files made by other programs may lack some).
     var layout: WriteLayout?
+
+    struct DeferredTree {
+        /// Whether a game was written (and `Updater` set).
+        var started = false
+        /// Games whose keys were written.
+        var games = 0
+    }
 
     struct Counts {
         var games = 0

@@ -1,4 +1,5 @@
 import ChessCore
+import GRDB
 
 /// The position index: pgn-lsp's own tables in a game database, beside the format's, that
 /// answer two questions about a position — which games reach it (at any ply of their
@@ -6,23 +7,33 @@ import ChessCore
 /// over the first `treeDepth` plies). En Croissant and ocgdb read the format's tables by
 /// name and never look at these.
 ///
-/// - `PositionKeys`: one row per game, the 32-bit keys (the high half of the Zobrist hash) of
-///   the positions of its mainline, from the start, 4 bytes a position. A search reads them
-///   all (on every core) and confirms each candidate: by the tree's exact count when the
-///   position is in it, else by replaying the game.
-/// - `PositionTree`: one row per position of the first `treeDepth` plies and what came next
-///   (the next position's 64-bit key, 0 where games ended), with the number of games and
-///   their results, and the best-rated of them. Keys are whole Zobrist hashes: two positions
-///   that share one are, for every practical purpose, never met.
+/// A position is named by a 48-bit key, the high bits of its Zobrist hash (board, side to
+/// move, castling rights, en-passant square when a capture is legal, as FEN equality has
+/// them). Among the 25 million distinct positions of the first 40 plies of a million games,
+/// another position shares a given key about once in 10 million searches.
+///
+/// - `PositionKeys`: one row per game, the keys of its mainline positions from the start,
+///   6 bytes each. A search reads them all, on every core.
+/// - `PositionTree`: the positions of the first `treeDepth` plies that at least two games
+///   reach, one row per position and what came next (the next position's key, -1 where games
+///   ended), with the number of games, their results, and the best-rated of them. A position
+///   one game reaches has no row (most of them: each game soon leaves the others' paths); the
+///   explorer finds that game, if any, in `PositionKeys`.
 /// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
 ///   index still describes the games: triggers on `Games` count every insert, delete and change
 ///   of moves, start position, result or ratings by any program (`Changes`); pgn-lsp sets
-///   `Indexed` to that count whenever it brought the index up to date.
+///   `Indexed` to that count whenever it brought the index up to date. An import writes the
+///   keys as it goes and the tree at its end: meanwhile `Updater` holds its process ID, and
+///   readers see the index as being updated.
 public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 1
+    static let version = 2
+    /// Bytes per key in `PositionKeys`.
+    static let keyBytes = 6
+    /// `Next` of the tree rows of games that ended in the position.
+    static let ended: Int64 = -1
 
     static let tables = ["PositionKeys", "PositionTree", "PositionIndexState"]
     static let triggers = ["PositionIndexGameAdded", "PositionIndexGameRemoved", "PositionIndexGameChanged"]
@@ -41,7 +52,8 @@ public enum PositionIndex {
             PRIMARY KEY (Position, Next)
         ) WITHOUT ROWID;
         CREATE TABLE PositionIndexState (
-            Version INTEGER NOT NULL, Depth INTEGER NOT NULL, Changes INTEGER NOT NULL, Indexed INTEGER NOT NULL);
+            Version INTEGER NOT NULL, Depth INTEGER NOT NULL, Changes INTEGER NOT NULL, Indexed INTEGER NOT NULL,
+            Updater INTEGER NOT NULL DEFAULT 0);
         INSERT INTO PositionIndexState (Version, Depth, Changes, Indexed) VALUES (\(version), \(treeDepth), 0, 0);
         CREATE TRIGGER PositionIndexGameAdded AFTER INSERT ON Games
             BEGIN UPDATE PositionIndexState SET Changes = Changes + 1; END;
@@ -56,11 +68,25 @@ public enum PositionIndex {
         triggers.map { "DROP TRIGGER IF EXISTS \($0);" }.joined(separator: "\n") + "\n"
         + tables.map { "DROP TABLE IF EXISTS \($0);" }.joined(separator: "\n")
 
-    /// The key a position has in `PositionKeys`.
-    @inline(__always) public static func shortKey(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) }
+    /// The key of a position.
+    @inline(__always) public static func key(_ hash: UInt64) -> UInt64 { hash >> 16 }
 
-    /// A hash as SQLite stores it (a signed 64-bit integer).
-    @inline(__always) static func stored(_ hash: UInt64) -> Int64 { Int64(bitPattern: hash) }
+    /// The keys of a game's positions as `PositionKeys` holds them.
+    static func appendKeys(_ hashes: [UInt64], to blob: inout [UInt8]) {
+        blob.removeAll(keepingCapacity: true)
+        for hash in hashes {
+            let key = self.key(hash)
+            for shift in stride(from: 0, to: 48, by: 8) { blob.append(UInt8(truncatingIfNeeded: key >> UInt64(shift))) }
+        }
+    }
+
+    /// The key at `index` of a `PositionKeys` blob.
+    @inline(__always) static func key(in blob: UnsafeRawPointer, at index: Int) -> UInt64 {
+        let offset = index * keyBytes
+        let low = UInt64(blob.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+        let high = UInt64(blob.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self).littleEndian)
+        return low | high << 32
+    }
 
     /// The rating that ranks a game: the mean of both ratings, or the one there is; nil without.
     static func rating(white: Int?, black: Int?) -> Int? {
@@ -84,74 +110,109 @@ public enum GameOutcome: Sendable, Equatable {
     }
 }
 
-/// The opening-tree rows of many games, added up in memory before they are written.
-struct OpeningTreeBatch {
-    struct Edge: Hashable {
+/// Opening-tree rows added up in memory before they are written: an open-addressing table
+/// keyed by (position key, next key; `OpeningTreeBatch.ended` where games ended), in one
+/// block of memory.
+final class OpeningTreeBatch {
+    struct Slot {
         var position: UInt64
         var next: UInt64
+        /// 0 marks a free slot.
+        var games: UInt32
+        var whiteWins: UInt32
+        var draws: UInt32
+        var blackWins: UInt32
+        var bestGame: Int64
+        /// -1 when no game of the row has a rating.
+        var bestElo: Int32
     }
 
-    struct Counts {
-        var games = 0
-        var whiteWins = 0
-        var draws = 0
-        var blackWins = 0
-        var bestGame: Int64? = nil
-        var bestElo: Int? = nil
+    private(set) var count = 0
+    private var mask: Int
+    private var slots: UnsafeMutablePointer<Slot>
+
+    init(capacity: Int = 1 << 12) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        mask = size - 1
+        slots = .allocate(capacity: size)
+        slots.initialize(
+            repeating: Slot(
+                position: 0, next: 0, games: 0, whiteWins: 0, draws: 0, blackWins: 0, bestGame: 0, bestElo: -1),
+            count: size)
     }
 
-    var edges: [Edge: Counts] = [:]
+    deinit { slots.deallocate() }
 
-    var isEmpty: Bool { edges.isEmpty }
+    var isEmpty: Bool { count == 0 }
 
-    /// Adds a game: `hashes` are the Zobrist hashes of its mainline positions from the start.
-    /// A position the game reaches twice counts once, with the move played the first time.
-    mutating func add(hashes: UnsafeBufferPointer<UInt64>, outcome: GameOutcome, rating: Int?, gameID: Int64) {
-        let last = min(PositionIndex.treeDepth, hashes.count - 1)
-        guard last >= 0 else { return }
-        for ply in 0...last {
-            let position = hashes[ply]
-            // A position comes back only with the same side to move, at least 4 plies later.
-            var repeated = false
-            var earlier = ply - 4
-            while earlier >= 0 {
-                if hashes[earlier] == position {
-                    repeated = true
-                    break
-                }
-                earlier -= 2
-            }
-            if repeated { continue }
-            let edge = Edge(position: position, next: ply + 1 < hashes.count ? hashes[ply + 1] : 0)
-            edges[edge, default: Counts()].add(outcome: outcome, rating: rating, gameID: gameID)
+    /// Bytes held.
+    var memory: Int { (mask + 1) * MemoryLayout<Slot>.stride }
+
+    /// `next` of a row for the games that ended in the position.
+    static let ended = UInt64.max
+
+    @inline(__always)
+    private static func home(_ position: UInt64, _ next: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (position ^ (next &* 0x9E37_79B9_7F4A_7C15)) >> 17) & mask
+    }
+
+    /// Counts a game that stood in `position` and went on to `next`.
+    @inline(__always)
+    func add(_ position: UInt64, _ next: UInt64, outcome: GameOutcome, elo: Int32, gameID: Int64) {
+        if (count + 1) * 2 > mask + 1 { grow() }
+        var index = OpeningTreeBatch.home(position, next, mask)
+        while slots[index].games != 0 && (slots[index].position != position || slots[index].next != next) {
+            index = (index + 1) & mask
         }
-    }
-
-    /// The edges in the order of the table's key (signed, as SQLite compares integers).
-    func sorted() -> [(Edge, Counts)] {
-        edges.sorted {
-            let a = (PositionIndex.stored($0.key.position), PositionIndex.stored($0.key.next))
-            let b = (PositionIndex.stored($1.key.position), PositionIndex.stored($1.key.next))
-            return a < b
+        let slot = slots + index
+        if slot.pointee.games == 0 {
+            slot.pointee.position = position
+            slot.pointee.next = next
+            count += 1
         }
-    }
-}
-
-extension OpeningTreeBatch.Counts {
-    mutating func add(outcome: GameOutcome, rating: Int?, gameID: Int64) {
-        games += 1
+        slot.pointee.games += 1
         switch outcome {
-        case .whiteWins: whiteWins += 1
-        case .draw: draws += 1
-        case .blackWins: blackWins += 1
+        case .whiteWins: slot.pointee.whiteWins += 1
+        case .draw: slot.pointee.draws += 1
+        case .blackWins: slot.pointee.blackWins += 1
         case .unknown: break
         }
-        if let rating, bestElo == nil || rating > bestElo! {
-            bestElo = rating
-            bestGame = gameID
-        } else if bestGame == nil && bestElo == nil {
-            bestGame = gameID
+        // The best-rated game, else the first.
+        if slot.pointee.games == 1 || (elo >= 0 && elo > slot.pointee.bestElo) {
+            slot.pointee.bestGame = gameID
+            slot.pointee.bestElo = elo
         }
+    }
+
+    private func grow() {
+        let oldSlots = slots
+        let oldSize = mask + 1
+        let size = oldSize * 2
+        mask = size - 1
+        slots = .allocate(capacity: size)
+        slots.initialize(
+            repeating: Slot(
+                position: 0, next: 0, games: 0, whiteWins: 0, draws: 0, blackWins: 0, bestGame: 0, bestElo: -1),
+            count: size)
+        for k in 0..<oldSize where oldSlots[k].games != 0 {
+            var index = OpeningTreeBatch.home(oldSlots[k].position, oldSlots[k].next, mask)
+            while slots[index].games != 0 { index = (index + 1) & mask }
+            slots[index] = oldSlots[k]
+        }
+        oldSlots.deallocate()
+    }
+
+    /// The rows in the order of the table's key.
+    func sorted() -> [Slot] {
+        var rows: [Slot] = []
+        rows.reserveCapacity(count)
+        for k in 0...mask where slots[k].games != 0 { rows.append(slots[k]) }
+        // Keys are below 2^48: as SQLite compares them, with `ended` (stored as -1) first.
+        rows.sort {
+            $0.position != $1.position ? $0.position < $1.position : $0.next &+ 1 < $1.next &+ 1
+        }
+        return rows
     }
 }
 

@@ -69,7 +69,7 @@ struct Import: ParsableCommand {
             // index is built once, from all its games.
             do {
                 let status = try database.positionIndexStatus()
-                if status != .current {
+                if !status.isUsable {
                     try database.buildPositionIndex { done, total in
                         bar.show(label: "indexing positions", done: done, total: total)
                     }

@@ -8,7 +8,7 @@ struct PGNLSP: ParsableCommand {
         subcommands: [
             Serve.self, Check.self, Review.self, Import.self, Export.self, Index.self, Search.self, Explore.self,
             Perft.self, Positions.self,
-            JSONBenchmark.self,
+            JSONBenchmark.self, BenchGames.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -125,7 +125,11 @@ struct Search: ParsableCommand {
         case .text:
             var output = "\(grouped(matches.count)) game\(matches.count == 1 ? "" : "s") reach \(key.fen)"
             output += String(format: " (%.3f s)", elapsed)
-            output += shown.count < matches.count ? ", the first \(shown.count):\n" : (matches.isEmpty ? "\n" : ":\n")
+            if shown.isEmpty {
+                output += "\n"
+            } else {
+                output += shown.count < matches.count ? ", the first \(shown.count):\n" : ":\n"
+            }
             for match in shown {
                 let label = summaries[match.gameID]?.label ?? "?"
                 output += "  #\(match.gameID)  ply \(match.ply)  \(label)\n"
@@ -300,7 +304,7 @@ func openIndexed(_ path: String) throws -> GameDatabase {
     do {
         let reader = try GameDatabase.openForReading(path: path)
         let status = try reader.positionIndexStatus()
-        if status == .current { return reader }
+        if status.isUsable { return reader }
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw GameStoreError.positionIndex(path: path, status: status)
         }
