@@ -329,6 +329,7 @@ struct PositionIndexWriter {
         let hasRows = try PreparedStatement(db, "SELECT 1 FROM PositionTree WHERE Position = ? LIMIT 1")
         let sums = OpeningTreeBatch(capacity: 64)
         var unknown = Set<UInt64>()
+        var singles: [UInt64] = []
         for game in added {
             try game.keys.withUnsafeBytes { _ in
                 var blob: [UInt8] = []
@@ -367,8 +368,10 @@ struct PositionIndexWriter {
                     if sightings.isShared(key) { sums.add(key, next, outcome: outcome, elo: elo, gameID: id) }
                 }
             }
+            sightings.forEachSingle { singles.append($0) }
         }
         try PositionIndexWriter.upsert(sums, db)
+        try SinglesFilter.add(singles, db)
         added = []
     }
 

@@ -95,9 +95,11 @@ extension GameDatabase {
     }
 
     /// What the opening tree holds for `position`: the games that reached it within their
-    /// first `PositionIndex.treeDepth` plies. Throws when the position index is missing or out
-    /// of date.
-    public func explore(_ position: Position) throws -> ExplorerAnswer {
+    /// first `PositionIndex.treeDepth` plies. `line` holds the positions before it in the
+    /// game at hand, from its start (optional): a position one game reaches is then found from
+    /// the last one before it that several games reach, without reading every game's keys.
+    /// Throws when the position index is missing or out of date.
+    public func explore(_ position: Position, line: [Position] = []) throws -> ExplorerAnswer {
         let key = PositionIndex.key(position.hash)
         var rows = try run { db -> [(next: Int64, counts: [Int], bestGame: Int64?, bestElo: Int?)] in
             try requireCurrentIndex(db)
@@ -110,9 +112,17 @@ extension GameDatabase {
             ).map { ($0[0], [$0[1], $0[2], $0[3], $0[4]], $0[5], $0[6]) }
         }
         if rows.isEmpty {
-            // No row: one game at most reaches it (more while an import is adding games), found
-            // in the keys.
-            let sightings = try scan(for: key, plies: PositionIndex.treeDepth)
+            // No row: one game at most reaches it (more while an import is adding games): the
+            // one that left the others' paths on this line, else none if the filter of single
+            // positions says so, else the keys tell.
+            let sightings: [Sighting]
+            if let single = try singleGame(reaching: key, line: line) {
+                sightings = [single]
+            } else if try !singlesMayHold(key) {
+                return ExplorerAnswer()
+            } else {
+                sightings = try scan(for: key, plies: PositionIndex.treeDepth)
+            }
             if sightings.isEmpty { return ExplorerAnswer() }
             let results = try run { db in
                 try Row.fetchAll(
@@ -204,6 +214,63 @@ extension GameDatabase {
     func requireCurrentIndex(_ db: Database) throws {
         let status = try GameDatabase.positionIndexStatus(db)
         guard status.isUsable else { throw GameStoreError.positionIndex(path: path, status: status) }
+    }
+
+    /// The game that reaches `key` after leaving, on `line`, the path of all other games: the
+    /// one game of the row of the last position of `line` that has rows.
+    func singleGame(reaching key: UInt64, line: [Position]) throws -> Sighting? {
+        guard !line.isEmpty else { return nil }
+        let keys = line.suffix(PositionIndex.treeDepth + 1).map { PositionIndex.key($0.hash) } + [key]
+        return try run { db -> Sighting? in
+            let edge = try PreparedStatement(
+                db, "SELECT Next, Games, BestGame FROM PositionTree WHERE Position = ?1 AND (Next = ?2 OR ?2 IS NULL)")
+            // The last position of the line with rows, and the row of its next position.
+            var game: Int64?
+            for index in stride(from: keys.count - 2, through: 0, by: -1) {
+                edge.bind(1, Int64(keys[index]))
+                edge.bind(2, Int64(keys[index + 1]))
+                defer { edge.reset() }
+                if try edge.step() {
+                    guard edge.int64(column: 1) == 1 else { return nil }
+                    game = edge.int64(column: 2)
+                    break
+                }
+                edge.reset()
+                edge.bind(1, Int64(keys[index]))
+                edge.bind(2, nil as Int64?)
+                // The position has rows, none for this move: no game went on this way.
+                if try edge.step() { return nil }
+            }
+            guard let game,
+                let blob = try Data.fetchOne(
+                    db, sql: "SELECT Keys FROM PositionKeys WHERE GameID = ?", arguments: [game])
+            else { return nil }
+            return blob.withUnsafeBytes { raw -> Sighting? in
+                let count = raw.count / PositionIndex.keyBytes
+                guard let base = raw.baseAddress else { return nil }
+                for ply in 0..<min(count, PositionIndex.treeDepth + 1)
+                where PositionIndex.key(in: base, at: ply) == key {
+                    return Sighting(
+                        id: game, ply: Int32(ply),
+                        next: ply + 1 < count ? PositionIndex.key(in: base, at: ply + 1) : OpeningTreeBatch.ended)
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Whether the filter of positions one game reaches may hold `key` (false: no game does).
+    func singlesMayHold(_ key: UInt64) throws -> Bool {
+        try run { db in
+            let blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+            guard blocks > 0 else { return true }
+            let block = SinglesFilter.block(of: key, blocks: blocks)
+            guard
+                let bits = try Data.fetchOne(
+                    db, sql: "SELECT Bits FROM PositionSingles WHERE Block = ?", arguments: [block])
+            else { return false }
+            return bits.withUnsafeBytes { SinglesFilter.contains(key, in: $0) }
+        }
     }
 
     /// A game whose keys hold the searched key: the first ply where they do, and the key after

@@ -1,4 +1,5 @@
 import ChessCore
+import Foundation
 import GRDB
 
 /// The position index: pgn-lsp's own tables in a game database, beside the format's, that
@@ -18,7 +19,11 @@ import GRDB
 ///   reach, one row per position and what came next (the next position's key, -1 where games
 ///   ended), with the number of games, their results, and the best-rated of them. A position
 ///   one game reaches has no row (most of them: each game soon leaves the others' paths); the
-///   explorer finds that game, if any, in `PositionKeys`.
+///   explorer finds that game, if any, from the row of the position before (the one move that
+///   left the others' paths), else in `PositionKeys`.
+/// - `PositionSingles`: a Bloom filter of the keys of the positions of the first `treeDepth`
+///   plies that one game reaches, in blocks of 4 KB: a key it does not hold is reached by no
+///   game (a novelty), answered without reading the keys.
 /// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
 ///   index still describes the games: triggers on `Games` count every insert, delete and change
 ///   of moves, start position, result or ratings by any program (`Changes`); pgn-lsp sets
@@ -29,13 +34,13 @@ public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 2
+    static let version = 3
     /// Bytes per key in `PositionKeys`.
     static let keyBytes = 6
     /// `Next` of the tree rows of games that ended in the position.
     static let ended: Int64 = -1
 
-    static let tables = ["PositionKeys", "PositionTree", "PositionIndexState"]
+    static let tables = ["PositionKeys", "PositionTree", "PositionSingles", "PositionIndexState"]
     static let triggers = ["PositionIndexGameAdded", "PositionIndexGameRemoved", "PositionIndexGameChanged"]
 
     static let schemaSQL = """
@@ -51,9 +56,10 @@ public enum PositionIndex {
             BestElo INTEGER,
             PRIMARY KEY (Position, Next)
         ) WITHOUT ROWID;
+        CREATE TABLE PositionSingles (Block INTEGER PRIMARY KEY, Bits BLOB NOT NULL);
         CREATE TABLE PositionIndexState (
             Version INTEGER NOT NULL, Depth INTEGER NOT NULL, Changes INTEGER NOT NULL, Indexed INTEGER NOT NULL,
-            Updater INTEGER NOT NULL DEFAULT 0);
+            Updater INTEGER NOT NULL DEFAULT 0, SingleBlocks INTEGER NOT NULL DEFAULT 0);
         INSERT INTO PositionIndexState (Version, Depth, Changes, Indexed) VALUES (\(version), \(treeDepth), 0, 0);
         CREATE TRIGGER PositionIndexGameAdded AFTER INSERT ON Games
             BEGIN UPDATE PositionIndexState SET Changes = Changes + 1; END;
@@ -240,5 +246,98 @@ extension PositionIndex {
         }
         let turn = fields.count == 2 ? fields[1] : "w"
         return try Position(fen: "\(fields[0]) \(turn) \(rights.isEmpty ? "-" : rights)")
+    }
+}
+
+/// A Bloom filter in blocks of 4 KB, all of a key's bits in one block (`PositionSingles`).
+struct SinglesFilter {
+    static let blockBytes = 4096
+    static let probes = 7
+    /// About 10 bits per key: a key never added is taken for one about once in 100.
+    static func blocks(forKeys count: Int) -> Int { max(16, (count * 10 + blockBytes * 8 - 1) / (blockBytes * 8)) }
+
+    @inline(__always) static func block(of key: UInt64, blocks: Int) -> Int {
+        Int(truncatingIfNeeded: ((key &* 0xC2B2_AE3D_27D4_EB4F) >> 20) % UInt64(blocks))
+    }
+
+    /// Calls `body` with the byte and bit of each of the key's probes in its block.
+    @inline(__always) static func forEachBit(of key: UInt64, _ body: (Int, UInt8) -> Void) {
+        var mix = key &* 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<probes {
+            mix = (mix ^ (mix >> 29)) &* 0xBF58_476D_1CE4_E5B9
+            let bit = Int(truncatingIfNeeded: mix >> 49)  // 15 bits: 0 ..< 32768
+            body(bit >> 3, 1 << UInt8(bit & 7))
+        }
+    }
+
+    static func contains(_ key: UInt64, in block: UnsafeRawBufferPointer) -> Bool {
+        guard block.count == blockBytes else { return false }
+        var all = true
+        forEachBit(of: key) { byte, mask in if block[byte] & mask == 0 { all = false } }
+        return all
+    }
+
+    static func insert(_ key: UInt64, into block: UnsafeMutableRawBufferPointer) {
+        forEachBit(of: key) { byte, mask in block[byte] |= mask }
+    }
+
+    let blocks: Int
+    private var bits: [UInt8]
+
+    init(blocks: Int) {
+        self.blocks = blocks
+        bits = Array(repeating: 0, count: blocks * SinglesFilter.blockBytes)
+    }
+
+    mutating func insert(_ key: UInt64) {
+        let start = SinglesFilter.block(of: key, blocks: blocks) * SinglesFilter.blockBytes
+        bits.withUnsafeMutableBytes { raw in
+            SinglesFilter.insert(
+                key, into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<start + SinglesFilter.blockBytes]))
+        }
+    }
+
+    /// Writes the blocks that hold a key.
+    func write(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM PositionSingles")
+        try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])
+        let insert = try PreparedStatement(db, "INSERT INTO PositionSingles (Block, Bits) VALUES (?, ?)")
+        try bits.withUnsafeBytes { raw in
+            for block in 0..<blocks {
+                let bytes = UnsafeRawBufferPointer(
+                    rebasing: raw[block * SinglesFilter.blockBytes..<(block + 1) * SinglesFilter.blockBytes])
+                guard bytes.contains(where: { $0 != 0 }) else { continue }
+                insert.bind(1, Int64(block))
+                insert.bindBlob(2, borrowing: bytes)
+                defer { insert.reset() }
+                try insert.step()
+            }
+        }
+    }
+
+    /// Adds keys to the filter in the file (a save's new single positions).
+    static func add(_ keys: [UInt64], _ db: Database) throws {
+        guard !keys.isEmpty else { return }
+        var blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+        if blocks == 0 {
+            blocks = SinglesFilter.blocks(forKeys: 0)
+            try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])
+        }
+        var changed: [Int: [UInt8]] = [:]
+        for key in keys {
+            let block = SinglesFilter.block(of: key, blocks: blocks)
+            if changed[block] == nil {
+                let stored = try Data.fetchOne(
+                    db, sql: "SELECT Bits FROM PositionSingles WHERE Block = ?", arguments: [block])
+                changed[block] = stored.map { Array($0) } ?? Array(repeating: 0, count: blockBytes)
+                if changed[block]!.count != blockBytes { changed[block] = Array(repeating: 0, count: blockBytes) }
+            }
+            changed[block]!.withUnsafeMutableBytes { insert(key, into: $0) }
+        }
+        for (block, bits) in changed {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO PositionSingles (Block, Bits) VALUES (?, ?)",
+                arguments: [block, Data(bits)])
+        }
     }
 }

@@ -25,6 +25,7 @@ enum PositionTreeBuilder {
         var bits = 1 << 20
         while bits < occurrences * 8 && bits < 1 << 29 { bits <<= 1 }
         var seenTwice = BitSet(count: bits)
+        var distinct = 0
         do {
             var seen = BitSet(count: bits)
             try forEachGame(db) { _, blob, count in
@@ -33,8 +34,12 @@ enum PositionTreeBuilder {
                     if seen.contains(bit) { seenTwice.insert(bit) } else { seen.insert(bit) }
                 }
             }
+            distinct = seen.count
         }
         let candidates = seenTwice.count
+        // The keys one game reaches go to the filter: those no other key's bit was taken for
+        // at once, the others once their sightings are known.
+        var singles = SinglesFilter(blocks: SinglesFilter.blocks(forKeys: distinct))
         let parts = max(1, (candidates * 64 + memoryBudget - 1) / memoryBudget)
         let insert = try PreparedStatement(
             db,
@@ -48,9 +53,11 @@ enum PositionTreeBuilder {
             try forEachGame(db) { id, blob, count in
                 let (outcome, elo) = results[id]
                 forEachTreeKey(blob, count) { _, key, next in
-                    guard seenTwice.contains(Int(truncatingIfNeeded: key) & (bits - 1)),
-                        (Int(key >> 16) * parts) >> 32 == part
-                    else { return }
+                    guard seenTwice.contains(Int(truncatingIfNeeded: key) & (bits - 1)) else {
+                        if part == 0 { singles.insert(key) }
+                        return
+                    }
+                    guard (Int(key >> 16) * parts) >> 32 == part else { return }
                     if let first = firsts.sight(key, game: id, next: next, outcome: outcome, elo: elo) {
                         sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
                     }
@@ -59,8 +66,10 @@ enum PositionTreeBuilder {
                     }
                 }
             }
+            firsts.forEachSingle { singles.insert($0) }
             try write(sums, with: insert)
         }
+        try singles.write(db)
     }
 
     /// Writes summed rows (new ones) in key order.
@@ -231,6 +240,11 @@ struct FirstSightings {
     }
 
     func isShared(_ key: UInt64) -> Bool { entries[slot(key)]?.shared ?? false }
+
+    /// Calls `body` with each key one game only was seen at.
+    func forEachSingle(_ body: (UInt64) -> Void) {
+        for case let entry? in entries where !entry.shared { body(entry.key) }
+    }
 
     private mutating func grow() {
         let old = entries

@@ -183,7 +183,11 @@ struct Explore: ParsableCommand {
     @Option(help: "text or json.")
     var format: ExplorerOutputFormat = .text
 
+    @Option(help: .hidden)
+    var timingFile: String?
+
     func run() throws {
+        if let timingFile { return try timeEach(timingFile) }
         var position = Position.startingPosition
         if let fen {
             do {
@@ -194,6 +198,7 @@ struct Explore: ParsableCommand {
         }
         let start = position
         var played: [Move] = []
+        var line: [Position] = []
         for token in moves.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
             var word = String(token)
             // Move numbers, alone (`1.`, `1...`) or glued to the move (`1.e4`).
@@ -206,13 +211,14 @@ struct Explore: ParsableCommand {
                 throw ValidationError("--moves: \"\(word)\" is not a legal move after \(after)")
             }
             played.append(move)
+            line.append(position)
             position.play(move)
         }
         let database = try openIndexed(db)
         let answer: ExplorerAnswer
         let summaries: [Int64: GameSummary]
         do {
-            answer = try database.explore(position)
+            answer = try database.explore(position, line: line)
             summaries = try database.summaries(
                 ids: Array(Set(answer.continuations.compactMap(\.bestGame) + [answer.bestGame].compactMap { $0 })))
         } catch {
@@ -243,6 +249,34 @@ struct Explore: ParsableCommand {
             try writeStandardOutput(jsonText(object) + "\n")
         }
         if !answer.isKnown { throw ExitCode(1) }
+    }
+}
+
+extension Explore {
+    /// For benchmarks: the explorer's answer (with its best games' names, as a hover shows
+    /// them) for the position after each line of a file (UCI moves from the start), one JSON
+    /// line each with the microseconds it took.
+    func timeEach(_ path: String) throws {
+        let database = try openIndexed(db)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        var output = ""
+        for text in lines.dropLast(lines.last == "" ? 1 : 0) {
+            var position = Position.startingPosition
+            var line: [Position] = []
+            for word in text.split(separator: " ") {
+                guard let move = position.move(uci: word) else { throw ValidationError("\(word): not a legal move") }
+                line.append(position)
+                position.play(move)
+            }
+            let start = ContinuousClock.now
+            let answer = try database.explore(position, line: line)
+            let best = answer.continuations.prefix(5).compactMap(\.bestGame) + [answer.bestGame].compactMap { $0 }
+            _ = try database.summaries(ids: best)
+            let micros = Int(seconds(since: start) * 1e6)
+            output += try jsonText(["moves": String(text), "games": answer.games, "micros": micros]) + "\n"
+        }
+        try writeStandardOutput(output)
     }
 }
 
