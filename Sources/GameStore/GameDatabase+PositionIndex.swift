@@ -1,3 +1,4 @@
+import CStorageShims
 import ChessCore
 import Dispatch
 import Foundation
@@ -160,6 +161,8 @@ extension GameDatabase {
                 try db.inTransaction(.immediate) {
                     let changes = try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") ?? -1
                     if case .success = outcome, changes == before + Int64(deferred.games) {
+                        // What the import's pipeline held goes back to the system first.
+                        cstorage_release_free_memory()
                         try PositionTreeBuilder.rebuild(db)
                         try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
                     }

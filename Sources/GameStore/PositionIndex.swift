@@ -256,8 +256,10 @@ struct SinglesFilter {
     /// About 10 bits per key: a key never added is taken for one about once in 100.
     static func blocks(forKeys count: Int) -> Int { max(16, (count * 10 + blockBytes * 8 - 1) / (blockBytes * 8)) }
 
+    /// The block of a key: by its high bits, so that keys in order fill blocks in order (the
+    /// tree's builder makes the filter one range of keys at a time).
     @inline(__always) static func block(of key: UInt64, blocks: Int) -> Int {
-        Int(truncatingIfNeeded: ((key &* 0xC2B2_AE3D_27D4_EB4F) >> 20) % UInt64(blocks))
+        Int(truncatingIfNeeded: ((key >> 16) &* UInt64(blocks)) >> 32)
     }
 
     /// Calls `body` with the byte and bit of each of the key's probes in its block.
@@ -282,30 +284,39 @@ struct SinglesFilter {
     }
 
     let blocks: Int
+    /// The blocks held in memory: `range` of the whole filter.
+    let range: Range<Int>
     private var bits: [UInt8]
 
-    init(blocks: Int) {
+    init(blocks: Int, range: Range<Int>? = nil) {
         self.blocks = blocks
-        bits = Array(repeating: 0, count: blocks * SinglesFilter.blockBytes)
+        self.range = range ?? 0..<blocks
+        bits = Array(repeating: 0, count: self.range.count * SinglesFilter.blockBytes)
     }
 
+    /// Adds a key of a block in `range`.
     mutating func insert(_ key: UInt64) {
-        let start = SinglesFilter.block(of: key, blocks: blocks) * SinglesFilter.blockBytes
+        let block = SinglesFilter.block(of: key, blocks: blocks)
+        guard range.contains(block) else { return }
+        let start = (block - range.lowerBound) * SinglesFilter.blockBytes
         bits.withUnsafeMutableBytes { raw in
             SinglesFilter.insert(
                 key, into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<start + SinglesFilter.blockBytes]))
         }
     }
 
-    /// Writes the blocks that hold a key.
+    /// Writes the blocks of `range` that hold a key (the table emptied, and the number of
+    /// blocks set, before the first range).
     func write(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM PositionSingles")
-        try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])
+        if range.lowerBound == 0 {
+            try db.execute(sql: "DELETE FROM PositionSingles")
+            try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])
+        }
         let insert = try PreparedStatement(db, "INSERT INTO PositionSingles (Block, Bits) VALUES (?, ?)")
         try bits.withUnsafeBytes { raw in
-            for block in 0..<blocks {
-                let bytes = UnsafeRawBufferPointer(
-                    rebasing: raw[block * SinglesFilter.blockBytes..<(block + 1) * SinglesFilter.blockBytes])
+            for block in range {
+                let offset = (block - range.lowerBound) * SinglesFilter.blockBytes
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + SinglesFilter.blockBytes])
                 guard bytes.contains(where: { $0 != 0 }) else { continue }
                 insert.bind(1, Int64(block))
                 insert.bindBlob(2, borrowing: bytes)

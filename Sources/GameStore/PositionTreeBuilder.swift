@@ -11,11 +11,18 @@ import GRDBSQLite
 /// it is then found to be reached by one game and gets no row. When the keys seen again are
 /// too many for memory, the second reading is done once per range of keys.
 enum PositionTreeBuilder {
-    /// Memory for the sums of one reading, about.
-    static let memoryBudget = 96 << 20
+    /// Memory for one reading's sightings (about 43 bytes a key), and a quarter of it for its
+    /// blocks of the filter; the sums take 6 MB more.
+    static let memoryBudget = 64 << 20
+    /// Rows summed in memory before they are added to the table's.
+    static let rowsInMemory = 65_536
 
     /// Replaces the tree's rows; `db` is in a transaction.
     static func rebuild(_ db: Database) throws {
+        let clock = ContinuousClock.now
+        func trace(_ label: String) { if ProcessInfo.processInfo.environment["TRACE_TREE"] != nil { let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""; let rss = status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }.joined(separator: " "); FileHandle.standardError.write("\(label) \(ContinuousClock.now - clock) \(rss)\n".data(using: .utf8)!) } }
+        defer { trace("end") }
+        trace("start")
         try db.execute(sql: "DELETE FROM PositionTree")
         let results = try GameResults(db)
         let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionKeys") ?? 0
@@ -37,27 +44,33 @@ enum PositionTreeBuilder {
             distinct = seen.count
         }
         let candidates = seenTwice.count
-        // The keys one game reaches go to the filter: those no other key's bit was taken for
-        // at once, the others once their sightings are known.
-        var singles = SinglesFilter(blocks: SinglesFilter.blocks(forKeys: distinct))
-        let parts = max(1, (candidates * 64 + memoryBudget - 1) / memoryBudget)
-        let insert = try PreparedStatement(
-            db,
-            """
-            INSERT INTO PositionTree (Position, Next, Games, WhiteWins, Draws, BlackWins, BestGame, BestElo) \
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        // A bit seen twice stands for more than one key when keys share bits: about as many
+        // more as each bit has keys.
+        let sighted = candidates + candidates * distinct / bits + 1
+        let blocks = SinglesFilter.blocks(forKeys: distinct)
+        // Each reading follows a range of keys: its sightings, sums and filter blocks within
+        // the memory budget.
+        let perReading = max(1, memoryBudget / 64)
+        let parts = max(
+            (sighted + perReading - 1) / perReading,
+            (blocks * SinglesFilter.blockBytes + memoryBudget / 4 - 1) / (memoryBudget / 4))
+        trace("pass 1: \(candidates) bits seen twice, \(distinct) keys, \(parts) readings")
         for part in 0..<parts {
-            var firsts = FirstSightings(capacity: candidates / parts + 16)
-            let sums = OpeningTreeBatch(capacity: 1 << 12)
+            // Keys in order: a reading takes the keys of a range of the filter's blocks.
+            func inPart(_ key: UInt64) -> Bool { SinglesFilter.block(of: key, blocks: blocks) * parts / blocks == part }
+            var firsts = FirstSightings(capacity: sighted / parts + 16)
+            var sums = OpeningTreeBatch(capacity: rowsInMemory)
+            var singles = SinglesFilter(
+                blocks: blocks,
+                range: ((part * blocks + parts - 1) / parts)..<(((part + 1) * blocks + parts - 1) / parts))
             try forEachGame(db) { id, blob, count in
                 let (outcome, elo) = results[id]
                 forEachTreeKey(blob, count) { _, key, next in
+                    guard inPart(key) else { return }
                     guard seenTwice.contains(Int(truncatingIfNeeded: key) & (bits - 1)) else {
-                        if part == 0 { singles.insert(key) }
+                        singles.insert(key)
                         return
                     }
-                    guard (Int(key >> 16) * parts) >> 32 == part else { return }
                     if let first = firsts.sight(key, game: id, next: next, outcome: outcome, elo: elo) {
                         sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
                     }
@@ -65,11 +78,16 @@ enum PositionTreeBuilder {
                         sums.add(key, next, outcome: outcome, elo: elo, gameID: id)
                     }
                 }
+                if sums.count >= rowsInMemory {
+                    try PositionIndexWriter.upsert(sums, db)
+                    sums = OpeningTreeBatch(capacity: rowsInMemory)
+                }
             }
             firsts.forEachSingle { singles.insert($0) }
-            try write(sums, with: insert)
+            try PositionIndexWriter.upsert(sums, db)
+            try singles.write(db)
+            trace("reading \(part + 1) of \(parts): \(firsts.count) keys")
         }
-        try singles.write(db)
     }
 
     /// Writes summed rows (new ones) in key order.
@@ -196,60 +214,77 @@ struct BitSet {
 }
 
 /// For each key: the first game seen at it (its continuation, outcome and rating), and whether
-/// another game was seen there since.
+/// another game was seen there since. 32 bytes an entry, in one block of memory.
 struct FirstSightings {
     struct Entry {
-        var key: UInt64
+        /// The key + 1 (0 marks a free slot).
+        var stored: UInt64
         var game: Int64
         var next: UInt64
-        var elo: Int32
-        var outcome: GameOutcome
-        var shared: Bool
+        /// Bits 0–1: the outcome; bit 2: shared; bits 3…: the rating + 1.
+        var packed: UInt32
+
+        var key: UInt64 { stored &- 1 }
+        var shared: Bool { packed & 4 != 0 }
+        var outcome: GameOutcome { [.unknown, .whiteWins, .draw, .blackWins][Int(packed & 3)] }
+        var elo: Int32 { Int32(packed >> 3) - 1 }
     }
 
-    private var entries: [Entry?]
+    private var entries: [Entry]
     private var mask: Int
     private(set) var count = 0
 
     init(capacity: Int) {
         var size = 16
-        while size < capacity * 2 { size <<= 1 }
+        while size * 3 < capacity * 4 { size <<= 1 }
         mask = size - 1
-        entries = Array(repeating: nil, count: size)
+        entries = Array(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: size)
     }
+
+    /// Bytes held.
+    var memory: Int { entries.count * MemoryLayout<Entry>.stride }
 
     @inline(__always) private func slot(_ key: UInt64) -> Int {
         var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
-        while let entry = entries[index], entry.key != key { index = (index + 1) & mask }
+        while entries[index].stored != 0 && entries[index].stored != key &+ 1 { index = (index + 1) & mask }
         return index
     }
 
     /// Notes a game at `key`; returns the first game's sighting when this is the first time
     /// another game is seen there (its row is then due too).
     mutating func sight(_ key: UInt64, game: Int64, next: UInt64, outcome: GameOutcome, elo: Int32) -> Entry? {
-        if (count + 1) * 2 > mask + 1 { grow() }
+        if (count + 1) * 4 > (mask + 1) * 3 { grow() }
         let index = slot(key)
-        guard let entry = entries[index] else {
-            entries[index] = Entry(key: key, game: game, next: next, elo: elo, outcome: outcome, shared: false)
+        let entry = entries[index]
+        guard entry.stored != 0 else {
+            let code: UInt32
+            switch outcome {
+            case .unknown: code = 0
+            case .whiteWins: code = 1
+            case .draw: code = 2
+            case .blackWins: code = 3
+            }
+            entries[index] = Entry(
+                stored: key &+ 1, game: game, next: next, packed: code | UInt32(max(0, Int(elo) + 1)) << 3)
             count += 1
             return nil
         }
         if entry.shared || entry.game == game { return nil }
-        entries[index]!.shared = true
+        entries[index].packed |= 4
         return entry
     }
 
-    func isShared(_ key: UInt64) -> Bool { entries[slot(key)]?.shared ?? false }
+    func isShared(_ key: UInt64) -> Bool { entries[slot(key)].shared }
 
     /// Calls `body` with each key one game only was seen at.
     func forEachSingle(_ body: (UInt64) -> Void) {
-        for case let entry? in entries where !entry.shared { body(entry.key) }
+        for entry in entries where entry.stored != 0 && !entry.shared { body(entry.key) }
     }
 
     private mutating func grow() {
         let old = entries
         mask = old.count * 2 - 1
-        entries = Array(repeating: nil, count: old.count * 2)
-        for case let entry? in old { entries[slot(entry.key)] = entry }
+        entries = Array(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: old.count * 2)
+        for entry in old where entry.stored != 0 { entries[slot(entry.key)] = entry }
     }
 }

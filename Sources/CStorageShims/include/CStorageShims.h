@@ -2,7 +2,7 @@
 #define CSTORAGESHIMS_H
 
 // The C calls GameStore needs and Swift cannot make: SQLite's variadic sqlite3_config
-// (sqlite_config.c) and Linux's sync_file_range (writeback.c).
+// (sqlite_config.c), Linux's sync_file_range (writeback.c) and glibc's malloc_trim (memory.c).
 
 /// Sets SQLite's process-wide options before its first use: multi-thread mode (each
 /// connection is used by one thread at a time, so SQLite need not lock on every call) and no
@@ -15,5 +15,9 @@ int cstorage_configure_sqlite_for_bulk_writes(void);
 /// nothing elsewhere), so that a later fsync has less left to wait for. Returns 0, or -1 with
 /// errno set.
 int cstorage_start_writeback(const char *path);
+
+/// Gives the memory the allocator holds free back to the system (glibc; does nothing
+/// elsewhere), so that work after a large one does not add to its peak.
+void cstorage_release_free_memory(void);
 
 #endif
