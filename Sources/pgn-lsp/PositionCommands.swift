@@ -41,6 +41,8 @@ struct Index: ParsableCommand {
         }
         let database: GameDatabase
         do {
+            // A file that is not there is an error (a mistyped path), not a new empty database.
+            _ = try GameDatabase.openForReading(path: db, busyTimeout: busyTimeout)
             database = try GameDatabase(path: db, options: .init(busyTimeout: busyTimeout))
         } catch {
             throw ValidationError("\(error)")
@@ -125,7 +127,7 @@ struct Search: ParsableCommand {
         case .text:
             var output = "\(grouped(matches.count)) game\(matches.count == 1 ? "" : "s") reach \(key.fen)"
             output += String(format: " (%.3f s)", elapsed)
-            output += shown.count < matches.count ? ", the first \(shown.count):\n" : (matches.isEmpty ? "\n" : ":\n")
+            output += shown.isEmpty ? "\n" : shown.count < matches.count ? ", the first \(shown.count):\n" : ":\n"
             for match in shown {
                 let label = summaries[match.gameID]?.label ?? "?"
                 output += "  #\(match.gameID)  ply \(match.ply)  \(label)\n"
@@ -304,8 +306,8 @@ func openIndexed(_ path: String) throws -> GameDatabase {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw GameStoreError.positionIndex(path: path, status: status)
         }
-        writeToStandardError("\(status): building it\n")
         let writer = try GameDatabase(path: path)
+        writeToStandardError("\(status): building it\n")
         let count = try writer.buildPositionIndex()
         writeToStandardError("\(grouped(count)) games indexed\n")
         return writer
