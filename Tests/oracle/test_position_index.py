@@ -5,9 +5,9 @@ and `pgn-lsp search --format json` must list exactly the games that reach each o
 positions (two positions are the same when the first four fields of python-chess's FEN are:
 the board, the side to move, the castling rights, and the en-passant square when a capture
 there is legal), at the first ply they reach it; `pgn-lsp explore --format json` must count
-the moves and results a replay of the first 40 plies counts. ocgdb's `-q "fen[FEN]"`, on the
-same file, must find the same games but where one of its quirks, named and checked per game,
-makes it differ. The file with its index still opens in ocgdb and in Python's sqlite3 with the
+the moves, results and best-rated games a replay of the first 40 plies counts. ocgdb's
+`-q "fen[FEN]"`, on the same file, must find the same games but where one of its quirks,
+named and checked per game, makes it differ. The file with its index still opens in ocgdb and in Python's sqlite3 with the
 same games, and changes made by another program make the index stale until it is rebuilt.
 """
 from __future__ import annotations
@@ -56,6 +56,7 @@ class Game:
     start: chess.Board
     moves: list[chess.Move]
     result: str
+    rating: int | None = None  # the mean of both ratings, or the one there is
 
     def board_after(self, ply: int) -> chess.Board:
         board = self.start.copy(stack=False)
@@ -71,6 +72,9 @@ class Node:
     results: list[int] = field(default_factory=lambda: [0, 0, 0])
     ended: int = 0
     moves: dict[str, list[int]] = field(default_factory=dict)  # uci → [games, white, draws, black]
+    # uci → the best-rated game that played it: (rated, rating, -ID), ties to the first stored
+    best: dict[str, tuple] = field(default_factory=dict)
+    best_rating: int | None = None
 
 
 class Replay:
@@ -105,11 +109,21 @@ class Replay:
                         counts[0] += 1
                         if outcome is not None:
                             counts[1 + outcome] += 1
+                        rank = (game.rating is not None, game.rating or 0, -game.id)
+                        node.best[game.moves[ply].uci()] = max(node.best.get(game.moves[ply].uci(), rank), rank)
+                    if game.rating is not None:
+                        node.best_rating = max(node.best_rating or 0, game.rating)
                 seen.add(key)
 
     def reaching(self, board: chess.Board) -> dict[int, int]:
         """Game ID → the first ply at which it reaches the position."""
         return {game: plies[0] for game, plies in self.occurrences.get(board._transposition_key(), {}).items()}
+
+
+def rating(headers) -> int | None:
+    ratings = [int(headers[tag]) for tag in ("WhiteElo", "BlackElo") if headers.get(tag, "").isdigit()
+               and int(headers[tag]) > 0]
+    return sum(ratings) // len(ratings) if ratings else None
 
 
 def read_games(path: pathlib.Path) -> list[chess.pgn.Game]:
@@ -130,7 +144,8 @@ def corpus(tmp_path_factory):
     summary = run(["import", "--db", str(db), *map(str, files)]).stdout
     sources = [game for path in files for game in read_games(path)]
     assert summary.endswith(f"{len(sources):,} stored, 0 duplicates, 0 refused\n"), summary
-    games = [Game(k + 1, game.board(), list(game.mainline_moves()), game.headers.get("Result", "*"))
+    games = [Game(k + 1, game.board(), list(game.mainline_moves()), game.headers.get("Result", "*"),
+                  rating(game.headers))
              for k, game in enumerate(sources)]
     with sqlite3.connect(db) as connection:
         stored = connection.execute("SELECT ID, PlyCount, Result FROM Games ORDER BY ID").fetchall()
@@ -313,7 +328,11 @@ def test_explore_counts_what_a_replay_of_the_first_40_plies_counts(corpus, posit
                     "blackWins": node.results[2], "ended": node.ended}
         moves = {m["uci"]: [m["games"], m["whiteWins"], m["draws"], m["blackWins"]] for m in answer["moves"]}
         order = [(-m["games"], m["san"]) for m in answer["moves"]]
+        best = {m["uci"]: m["bestGame"]["id"] for m in answer["moves"]}
+        best_rating = rating({"WhiteElo": str(answer["bestGame"].get("whiteElo", "")),
+                              "BlackElo": str(answer["bestGame"].get("blackElo", ""))}) if node.games else None
         if ({k: answer[k] for k in expected} != expected or moves != node.moves or order != sorted(order)
+                or best != {uci: -rank[2] for uci, rank in node.best.items()} or best_rating != node.best_rating
                 or status != (0 if node.games else 1)
                 or any(board.san(chess.Move.from_uci(m["uci"])) != m["san"] for m in answer["moves"])):
             wrong.append((board.fen(), {k: answer[k] for k in expected}, expected, moves, node.moves))
@@ -476,7 +495,8 @@ def lichess(tmp_path):
     source = shared("corpus/lichess/lichess_db_1000k.pgn")
     db = tmp_path / "lichess.db3"
     run(["import", "--db", str(db), str(source)])
-    games = [Game(k + 1, game.board(), list(game.mainline_moves()), game.headers.get("Result", "*"))
+    games = [Game(k + 1, game.board(), list(game.mainline_moves()), game.headers.get("Result", "*"),
+                  rating(game.headers))
              for k, game in enumerate(read_games(source))]
     return db, games
 
