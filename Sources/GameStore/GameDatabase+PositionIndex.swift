@@ -32,9 +32,13 @@ public enum PositionIndexStatus: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension GameDatabase {
-    /// Whether the file's position index is there and describes the games.
+    /// Whether the file's position index is there and describes the games. Throws for a file
+    /// that is not a game database (no `Games` table with moves).
     public func positionIndexStatus() throws -> PositionIndexStatus {
-        try run { db in try GameDatabase.positionIndexStatus(db) }
+        try run { db in
+            _ = try readLayout(db)
+            return try GameDatabase.positionIndexStatus(db)
+        }
     }
 
     static func positionIndexStatus(_ db: Database) throws -> PositionIndexStatus {

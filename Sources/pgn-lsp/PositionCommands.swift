@@ -41,6 +41,8 @@ struct Index: ParsableCommand {
         }
         let database: GameDatabase
         do {
+            // A file that is not there is an error (a mistyped path), not a new empty database.
+            _ = try GameDatabase.openForReading(path: db, busyTimeout: busyTimeout)
             database = try GameDatabase(path: db, options: .init(busyTimeout: busyTimeout))
         } catch {
             throw ValidationError("\(error)")
@@ -342,8 +344,8 @@ func openIndexed(_ path: String) throws -> GameDatabase {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw GameStoreError.positionIndex(path: path, status: status)
         }
-        writeToStandardError("\(status): building it\n")
         let writer = try GameDatabase(path: path)
+        writeToStandardError("\(status): building it\n")
         let count = try writer.buildPositionIndex()
         writeToStandardError("\(grouped(count)) games indexed\n")
         return writer
