@@ -19,8 +19,7 @@ final class ExplorerCompletionTests: XCTestCase {
 
     func testThePlayedMovesComeFirstWithTheirFigures() async throws {
         try await withExplorer { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, "[White \"Me\"]\n\n1. e4 \n")
+            let uri = client.openMine(folder, "[White \"Me\"]\n\n1. e4 \n")
             let moves = try await items(client, uri, 2, 6)
             XCTAssertEqual(moves.count, 20)
             XCTAssertEqual(moves.prefix(2).compactMap { $0["label"]?.stringValue }, ["e5", "c5"])
@@ -32,8 +31,7 @@ final class ExplorerCompletionTests: XCTestCase {
 
     func testWhatIsTypedStillFilters() async throws {
         try await withExplorer { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, "[White \"Me\"]\n\n1. e4 e5 2. N\n")
+            let uri = client.openMine(folder, "[White \"Me\"]\n\n1. e4 e5 2. N\n")
             let moves = try await items(client, uri, 2, 13)
             XCTAssertEqual(moves.first?["label"], "Nf3")
             XCTAssertEqual(moves.first?["detail"], "2 games · 75% white score")
@@ -43,8 +41,7 @@ final class ExplorerCompletionTests: XCTestCase {
 
     func testWithoutADatabaseTheOrderIsTheGenerators() async throws {
         try await withExplorer(prepare: { _ in }) { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, "[White \"Me\"]\n\n1. e4 \n")
+            let uri = client.openMine(folder, "[White \"Me\"]\n\n1. e4 \n")
             let moves = try await items(client, uri, 2, 6)
             XCTAssertEqual(moves.count, 20)
             XCTAssertTrue(moves.allSatisfy { $0["detail"]?.stringValue?.hasPrefix("black ") == true })

@@ -8,15 +8,18 @@ import XCTest
 final class PositionSymbolsTests: XCTestCase {
     let text = "[White \"Me\"]\n[Black \"You\"]\n\n1. e4 c5 2. Nf3 *\n"
 
-    func testAFENQueryFindsTheGamesThatReachThePosition() async throws {
+    /// The symbols `query` gives, with `text` open as mine.pgn; `body` gets them and the URI.
+    private func symbols(_ query: String, _ body: ([JSONValue], String) throws -> Void) async throws {
         try await withExplorer { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
-            // After 1. e4 c5, by its first two fields.
-            let symbols =
-                try await client.result(
-                    "workspace/symbol", ["query": "fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w"]
-                ).arrayValue ?? []
+            let uri = client.openMine(folder, text)
+            let symbols = try await client.result("workspace/symbol", ["query": .string(query)]).arrayValue ?? []
+            try body(symbols, uri)
+        }
+    }
+
+    func testAFENQueryFindsTheGamesThatReachThePosition() async throws {
+        // After 1. e4 c5, by its first two fields.
+        try await symbols("fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w") { symbols, uri in
             XCTAssertEqual(
                 symbols.compactMap { $0["name"]?.stringValue },
                 ["Me – You", "Euwe (2500) – Fischer (2400), Test, 0-1"])
@@ -28,20 +31,20 @@ final class PositionSymbolsTests: XCTestCase {
     }
 
     func testAFullFENWithItsCountersFindsThemToo() async throws {
-        try await withExplorer { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
-            let symbols =
-                try await client.result(
-                    "workspace/symbol", ["query": "FEN:rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
-                ).arrayValue ?? []
+        try await symbols("FEN:rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1") { symbols, _ in
             XCTAssertEqual(symbols.count, 4, "this game and three of the database")
+        }
+    }
+
+    func testOtherQueriesAreNamesAsBefore() async throws {
+        try await symbols("you") { symbols, _ in
+            XCTAssertEqual(symbols.compactMap { $0["name"]?.stringValue }, ["You"])
         }
     }
 
     func testAQueryThatIsNotAPositionGivesNothing() async throws {
         try await withExplorer { client, folder in
-            client.open(fileURI(folder, "mine.pgn"), text)
+            _ = client.openMine(folder, text)
             for query in ["fen:", "fen: rnbqk", "fen: 8/8/8/8/8/8/8/8 w", "fen: not a position at all"] {
                 let symbols = try await client.result("workspace/symbol", ["query": .string(query)])
                 XCTAssertEqual(symbols, [], query)
@@ -53,14 +56,6 @@ final class PositionSymbolsTests: XCTestCase {
             }
             XCTAssertTrue(
                 messages.last?.hasPrefix("pgn-lsp: fen: (empty) is not a position: ") == true, "\(messages)")
-        }
-    }
-
-    func testOtherQueriesAreNamesAsBefore() async throws {
-        try await withExplorer { client, folder in
-            client.open(fileURI(folder, "mine.pgn"), text)
-            let symbols = try await client.result("workspace/symbol", ["query": "you"]).arrayValue ?? []
-            XCTAssertEqual(symbols.compactMap { $0["name"]?.stringValue }, ["You"])
         }
     }
 }

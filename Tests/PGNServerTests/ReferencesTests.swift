@@ -39,8 +39,7 @@ final class ReferencesTests: XCTestCase {
         try await withExplorer { client, folder in
             try "[White \"Closed\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n".write(
                 to: folder.appendingPathComponent("closed.pgn"), atomically: true, encoding: .utf8)
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
+            let uri = client.openMine(folder, text)
             let found = try await references(client, uri, 2, 17)
             let cache = URL(fileURLWithPath: folder.path + "-cache/pgn-lsp/positions").absoluteString
             let inWorkspace = found.filter { $0["uri"]?.stringValue?.hasPrefix(cache) == false }
@@ -74,8 +73,7 @@ final class ReferencesTests: XCTestCase {
 
     func testWithoutTheDeclarationTheMoveItselfIsLeftOut() async throws {
         try await withExplorer(prepare: { _ in }) { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
+            let uri = client.openMine(folder, text)
             let found = try await references(client, uri, 2, 17, declaration: false)
             XCTAssertEqual(found.map { $0["range"]! }, [range(6, 17, 6, 19)])
         }
@@ -83,8 +81,7 @@ final class ReferencesTests: XCTestCase {
 
     func testNotOnAMoveNoReferences() async throws {
         try await withExplorer { client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
+            let uri = client.openMine(folder, text)
             let found = try await references(client, uri, 0, 3)
             XCTAssertEqual(found, [])
         }
@@ -98,8 +95,7 @@ final class ReferencesTests: XCTestCase {
             try makeDatabase($0.appendingPathComponent("games.ocgdb.db3").path, games: many)
         }) {
             client, folder in
-            let uri = fileURI(folder, "mine.pgn")
-            client.open(uri, text)
+            let uri = client.openMine(folder, text)
             let found = try await references(client, uri, 2, 4, declaration: false)
             XCTAssertEqual(found.count, 200)
             let message = try await client.notification("window/showMessage")

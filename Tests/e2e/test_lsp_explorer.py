@@ -2,6 +2,7 @@
 (markdown and plain text), completion ordered by the games, the novelty hint and its code action,
 references and `fen:` workspace symbols that open database games as files, and databases that
 cannot answer (no index, not a database, locked, corrupt)."""
+import contextlib
 import pathlib
 import sqlite3
 import time
@@ -84,6 +85,16 @@ def workspace(tmp_path, monkeypatch):
     return folder
 
 
+@contextlib.contextmanager
+def session(folder, settings=None, capabilities=None, text=MINE):
+    """A server started in `folder` with `text` open as mine.pgn: the client and the document's URI."""
+    client = start(folder, settings, capabilities)
+    try:
+        yield client, open_mine(client, folder, text)
+    finally:
+        client.close()
+
+
 def open_mine(client, folder, text=MINE):
     uri = (folder / "mine.pgn").as_uri()
     client.open(uri, text)
@@ -97,9 +108,7 @@ def hover(client, uri, needle, text=MINE):
 
 
 def test_hover_in_markdown_adds_the_explorer_to_the_moves_hover(workspace):
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         contents = hover(client, uri, "e4")
         assert contents["kind"] == "markdown"
         value = contents["value"]
@@ -111,27 +120,19 @@ def test_hover_in_markdown_adds_the_explorer_to_the_moves_hover(workspace):
         # A transposition counts: 1. Nf3 Nc6 2. e4 e5.
         value = hover(client, uri, "Nc6")["value"]
         assert "3 games reached this position" in value and "Ivanchuk (2900) – Jobava (2850)" in value
-    finally:
-        client.close()
 
 
 def test_hover_in_plain_text_for_a_client_without_markdown(workspace):
-    client = start(workspace, capabilities={"textDocument": {"hover": {"contentFormat": ["plaintext"]}}})
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace, capabilities={"textDocument": {"hover": {"contentFormat": ["plaintext"]}}}) as (client, uri):
         contents = hover(client, uri, "e4")
         assert contents["kind"] == "plaintext"
         assert "Explorer — 3 games reached this position (games.ocgdb.db3)" in contents["value"]
         assert "- 1... e5 2 games · 75% white score" in contents["value"]
         assert "**" not in contents["value"] and "`" not in contents["value"]
-    finally:
-        client.close()
 
 
 def test_a_cached_hover_is_fast(workspace):
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         hover(client, uri, "Nf3")
         times = []
         for _ in range(50):
@@ -141,8 +142,6 @@ def test_a_cached_hover_is_fast(workspace):
         times.sort()
         # Over pipes, with the board and the answer's JSON: well under the 50 ms a person notices.
         assert times[len(times) // 2] < 0.05, times
-    finally:
-        client.close()
 
 
 def test_reference_databases_add_up_and_are_never_written(workspace, tmp_path):
@@ -153,9 +152,7 @@ def test_reference_databases_add_up_and_are_never_written(workspace, tmp_path):
     make_database(noindex)
     run(["index", "--db", str(noindex), "--remove"])
     before = {path: path.read_bytes() for path in (masters, noindex)}
-    client = start(workspace, {"database": {"references": [str(masters), str(noindex), str(tmp_path / "gone.db3")]}})
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace, {"database": {"references": [str(masters), str(noindex), str(tmp_path / "gone.db3")]}}) as (client, uri):
         value = hover(client, uri, "e4")["value"]
         assert "**Explorer** — 4 games reached this position (games.ocgdb.db3, masters.db3)" in value, value
         assert "Kasparov (2851) – Karpov (2780), 1/2-1/2 (masters.db3)" in value, value
@@ -163,15 +160,11 @@ def test_reference_databases_add_up_and_are_never_written(workspace, tmp_path):
                 f"`pgn-lsp index --db {noindex}`") in value, value
         assert "gone.db3" not in value
         assert {path: path.read_bytes() for path in (masters, noindex)} == before
-    finally:
-        client.close()
 
 
 def test_the_own_database_without_index_is_indexed_in_the_background(workspace):
     run(["index", "--db", str(workspace / "games.ocgdb.db3"), "--remove"])
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         value = hover(client, uri, "e4")["value"]
         assert "building its position index" in value or "3 games reached" in value, value
         deadline = time.monotonic() + 20
@@ -183,22 +176,15 @@ def test_the_own_database_without_index_is_indexed_in_the_background(workspace):
         if not any(built(n) for n in client.notifications):
             client.wait_for(built)
         assert run(["index", "--db", str(workspace / "games.ocgdb.db3"), "--check"]).returncode == 0
-    finally:
-        client.close()
 
 
 def test_completion_puts_the_played_moves_first_with_their_figures(workspace):
-    client = start(workspace)
-    try:
-        text = '[White "Me"]\n\n1. e4 e5 2. \n'
-        uri = open_mine(client, workspace, text)
+    with session(workspace, text='[White "Me"]\n\n1. e4 e5 2. \n') as (client, uri):
         answer = client.request("textDocument/completion", {"textDocument": {"uri": uri},
                                                             "position": {"line": 2, "character": 12}})
         items = sorted(answer["items"], key=lambda item: item["sortText"])
         assert [(i["label"], i["detail"]) for i in items[:1]] == [("Nf3", "2 games · 75% white score")]
         assert len(items) == 29 and items[1]["detail"].startswith("white ")
-    finally:
-        client.close()
 
 
 def hints(client, uri):
@@ -207,9 +193,7 @@ def hints(client, uri):
 
 
 def test_the_novelty_hint_and_its_code_action(workspace):
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         (novelty,) = [h for h in hints(client, uri) if h["label"] == "N"]
         assert novelty["position"] == pos(MINE, "Nf6", delta=3)
         assert novelty["tooltip"].startswith("Novelty: no game of the databases reached the position after 3... Nf6. "
@@ -222,14 +206,10 @@ def test_the_novelty_hint_and_its_code_action(workspace):
         (mark,) = [a for a in actions if a["title"] == "Mark as novelty ($146)"]
         end = pos(MINE, "Nf6", delta=3)
         assert mark["edit"]["changes"][uri] == [{"range": {"start": end, "end": end}, "newText": " $146"}]
-    finally:
-        client.close()
 
 
 def test_the_novelty_action_as_a_command_for_a_client_without_literals(workspace):
-    client = start(workspace, capabilities={"textDocument": {}})
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace, capabilities={"textDocument": {}}) as (client, uri):
         at = pos(MINE, "Nf6")
         actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri},
                                                              "range": {"start": at, "end": at},
@@ -239,17 +219,11 @@ def test_the_novelty_action_as_a_command_for_a_client_without_literals(workspace
         client.request("workspace/executeCommand", mark)
         edit = next(r for r in client.server_requests if r["method"] == "workspace/applyEdit")
         assert edit["params"]["edit"]["changes"][uri][0]["newText"] == " $146"
-    finally:
-        client.close()
 
 
 def test_the_novelty_hint_can_be_switched_off(workspace):
-    client = start(workspace, {"inlayHints": {"novelty": False}})
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace, {"inlayHints": {"novelty": False}}) as (client, uri):
         assert [h for h in hints(client, uri) if h["label"] == "N"] == []
-    finally:
-        client.close()
 
 
 def file_line(location) -> str:
@@ -259,9 +233,7 @@ def file_line(location) -> str:
 
 def test_references_give_workspace_moves_and_database_games_as_files(workspace, tmp_path):
     (workspace / "club.pgn").write_text('[White "Club"]\n\n1. Nf3 Nc6 2. e4 e5 *\n')
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         found = client.request("textDocument/references", {"textDocument": {"uri": uri},
                                                             "position": pos(MINE, "Nc6"),
                                                             "context": {"includeDeclaration": True}})
@@ -276,14 +248,10 @@ def test_references_give_workspace_moves_and_database_games_as_files(workspace, 
         # The file reads as PGN without a problem.
         path = urllib.parse.unquote(urllib.parse.urlparse(database[0]["uri"]).path)
         assert run(["check", path]).returncode == 0
-    finally:
-        client.close()
 
 
 def test_fen_workspace_symbols_and_a_query_that_is_not_a_position(workspace):
-    client = start(workspace)
-    try:
-        open_mine(client, workspace)
+    with session(workspace) as (client, _):
         found = client.request("workspace/symbol", {"query": "fen:rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w"})
         assert [(s["name"], s["containerName"]) for s in found] == [("Euwe – Fischer, Ref, 0-1", "games.ocgdb.db3")]
         assert file_line(found[0]["location"]) == '[Event "Ref"]'
@@ -292,8 +260,6 @@ def test_fen_workspace_symbols_and_a_query_that_is_not_a_position(workspace):
         assert any(m.startswith("pgn-lsp: fen: rnbqkbnr/pppppppp w is not a position: ") for m in logged), logged
         # Other queries are names as before.
         assert [s["name"] for s in client.request("workspace/symbol", {"query": "you"})] == ["You"]
-    finally:
-        client.close()
 
 
 def test_hostile_databases_give_notes_never_a_failure(workspace, tmp_path):
@@ -305,9 +271,7 @@ def test_hostile_databases_give_notes_never_a_failure(workspace, tmp_path):
         data[k] = (k * 31) & 0xFF
     corrupt.write_bytes(bytes(data))
     references = [str(tmp_path / "notes.db3"), str(corrupt), str(tmp_path)]
-    client = start(workspace, {"database": {"references": references}})
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace, {"database": {"references": references}}) as (client, uri):
         value = hover(client, uri, "e4")["value"]
         assert "3 games reached this position (games.ocgdb.db3)" in value, value
         assert "Note: notes.db3 cannot be read: " in value and "not SQLite" in value, value
@@ -317,14 +281,10 @@ def test_hostile_databases_give_notes_never_a_failure(workspace, tmp_path):
                                                             "context": {"includeDeclaration": False}})
         assert len(found) == 3
         assert [h for h in hints(client, uri) if h["label"] == "N"] == [], "not every database answered"
-    finally:
-        client.close()
 
 
 def test_a_locked_database_leaves_the_hover_quick(workspace):
-    client = start(workspace)
-    try:
-        uri = open_mine(client, workspace)
+    with session(workspace) as (client, uri):
         holder = sqlite3.connect(workspace / "games.ocgdb.db3", isolation_level=None)
         holder.execute("BEGIN EXCLUSIVE")
         try:
@@ -337,8 +297,6 @@ def test_a_locked_database_leaves_the_hover_quick(workspace):
             holder.execute("ROLLBACK")
             holder.close()
         assert "1 game reached this position" in hover(client, uri, "Bb5")["value"]
-    finally:
-        client.close()
 
 
 def test_an_invalid_references_setting_is_reported():

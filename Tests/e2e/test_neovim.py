@@ -10,6 +10,7 @@ import pytest
 
 from conftest import ROOT, binary
 from editor_fixtures import FIXABLE, MARKED, NEOVIMS
+from test_lsp_explorer import MINE, make_database
 
 PLUGIN = ROOT / "editors" / "nvim"
 
@@ -262,31 +263,8 @@ end
 
 EXPLORER_INIT = PRELUDE + EXPLORER_RUN + EPILOGUE
 
-EXPLORER_GAMES = """[Event "Ref"]
-[White "Anand"]
-[Black "Botvinnik"]
-[Result "1-0"]
-[WhiteElo "2800"]
-[BlackElo "2700"]
-
-1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0
-
-[Event "Ref"]
-[White "Euwe"]
-[Black "Fischer"]
-[Result "0-1"]
-
-1. e4 c5 2. Nf3 d6 0-1
-"""
-
-MINE = '[Event "Mine"]\n[White "Me"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 4. O-O *\n'
-
-
 def prepare_explorer(work: pathlib.Path):
-    (work / "games.txt").write_text(EXPLORER_GAMES)
-    subprocess.run([str(binary()), "import", "--db", str(work / "games.ocgdb.db3"), str(work / "games.txt")],
-                   check=True, capture_output=True)
-    (work / "games.txt").unlink()
+    make_database(work / "games.ocgdb.db3")
     (work / "mine.pgn").write_text(MINE)
 
 
@@ -304,8 +282,8 @@ def test_explorer_hover_in_neovim(explorer_run):
     (hover,) = explorer_run["hover"]
     value = hover["contents"]["value"]
     assert value.startswith("**1. e4** — White"), value
-    assert "**Explorer** — 2 games reached this position (games.ocgdb.db3)" in value, value
-    assert "- `1... e5` 1 game · 100% white score" in value, value
+    assert "**Explorer** — 3 games reached this position (games.ocgdb.db3)" in value, value
+    assert "- `1... e5` 2 games · 75% white score" in value, value
     assert "Best-rated game: Anand (2800) – Botvinnik (2700), Ref, 1-0 (games.ocgdb.db3)" in value, value
 
 
@@ -328,6 +306,7 @@ def test_the_novelty_inlay_hint_in_neovim_0_11(explorer_run):
     novelty = [hint for hint in explorer_run["hints"] if hint["label"].strip() == "N"]
     assert [(hint["line"], hint["character"]) for hint in novelty] == [(3, MINE.split("\n")[3].index("Nf6") + 3)]
     assert novelty[0]["tooltip"].startswith("Novelty: no game of the databases reached the position after 3... Nf6.")
+    assert novelty[0]["tooltip"].endswith("reached in 1 game.")
 
 
 def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", init: str = INIT, prepare=None,

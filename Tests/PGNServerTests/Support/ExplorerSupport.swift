@@ -39,7 +39,7 @@ func makeDatabase(_ path: String, games: [String] = explorerGames, index: Bool =
 /// that references write go to a folder of the test's own beside it (`XDG_CACHE_HOME`).
 func withExplorer(
     settings: JSONValue = [:], capabilities: JSONValue = [:], clientInfo: JSONValue = ["name": "tests"],
-    prepare: (URL) throws -> Void = { try makeDatabase($0.appendingPathComponent("games.ocgdb.db3").path) },
+    prepare: (URL) throws -> Void = ownDatabase,
     _ body: (TestClient, URL) async throws -> Void
 ) async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgn-explorer-\(UUID())")
@@ -52,12 +52,15 @@ func withExplorer(
     setenv("XDG_CACHE_HOME", cache.path, 1)
     defer { unsetenv("XDG_CACHE_HOME") }
     try prepare(folder)
+    // No engine in these hovers: they are about the databases.
+    var pgn = settings.objectValue ?? [:]
+    if pgn["engine"] == nil { pgn["engine"] = ["hoverMs": 0] }
     let client = TestClient { PGNLanguageServer(server: $0).register() }
     _ = try await client.result(
         "initialize",
         [
             "processId": .null, "capabilities": capabilities, "clientInfo": clientInfo,
-            "initializationOptions": ["pgn": settings],
+            "initializationOptions": ["pgn": .object(pgn)],
             "workspaceFolders": [["uri": .string(folder.absoluteString), "name": "games"]],
         ])
     client.notify("initialized", [:])
@@ -75,7 +78,17 @@ func at(_ uri: String, _ line: Int, _ character: Int) -> JSONValue {
 /// Markdown hovers, as VS Code and Neovim take them.
 let markdownHovers: JSONValue = ["textDocument": ["hover": ["contentFormat": ["markdown", "plaintext"]]]]
 
+/// The default database of `withExplorer`: `explorerGames` as `games.ocgdb.db3`.
+func ownDatabase(_ folder: URL) throws { try makeDatabase(folder.appendingPathComponent("games.ocgdb.db3").path) }
+
 extension TestClient {
+    /// Opens `text` as `mine.pgn` in `folder`; returns its URI.
+    func openMine(_ folder: URL, _ text: String) -> String {
+        let uri = fileURI(folder, "mine.pgn")
+        open(uri, text)
+        return uri
+    }
+
     /// The hover's text at a place of `uri`.
     func hoverText(_ uri: String, _ line: Int, _ character: Int) async throws -> String {
         try await result("textDocument/hover", at(uri, line, character))["contents"]?["value"]?.stringValue ?? ""
