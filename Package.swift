@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "TestSupport"]),
         // The PGN language's features through the protocol, one file per feature.
         .testTarget(
-            name: "PGNServerTests", dependencies: ["PGNServer", "LanguageServer", "PGN", "ChessCore", "TestSupport"]),
+            name: "PGNServerTests",
+            dependencies: ["PGNServer", "LanguageServer", "PGN", "ChessCore", "GameStore", "TestSupport"]),
     ]
 )

@@ -358,3 +358,20 @@ extension GameDatabase {
         return found
     }
 }
+
+/// How counts are written for people.
+public enum Figures {
+    /// `1234567` → `1,234,567`.
+    public static func grouped(_ number: Int) -> String {
+        let digits = String(number)
+        var result = ""
+        for (k, digit) in digits.enumerated() {
+            if k > 0 && (digits.count - k) % 3 == 0 && digit != "-" && result != "-" { result.append(",") }
+            result.append(digit)
+        }
+        return result
+    }
+
+    /// `0.537` → `54%`.
+    public static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
+}

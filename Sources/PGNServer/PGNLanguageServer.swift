@@ -9,6 +9,8 @@ public final class PGNLanguageServer: Sendable {
     public let analyzer = PGNAnalyzer()
     /// The engine and the reviews done.
     public let engines = EngineCenter()
+    /// The databases the explorer reads, and its answers.
+    let explorer = ExplorerCenter()
     let settings = Locked(Settings())
     let pendingWarnings = Locked<[String]>([])
     let publisher: Debouncer<DocumentURI>
@@ -40,6 +42,8 @@ public final class PGNLanguageServer: Sendable {
         registerRename()
         registerCommands()
         registerEngineFeatures()
+        registerReferences()
+        explorer.log.withLock { [server] in $0 = { type, message in server.log(type, message) } }
     }
 
     /// The analysis of the document a request names, as the request sees it.

@@ -30,6 +30,10 @@ struct Settings: Sendable, Hashable {
     /// Empty: `games.ocgdb.db3` in the workspace folder.
     var databasePath = ""
     var databaseMoves = MovesContent.full
+    /// Databases the explorer reads besides `databasePath`, never written.
+    var databaseReferences: [String] = []
+    /// The novelty hint ("N" after the first mainline move the databases do not hold).
+    var inlayNovelty = true
     /// Whether a move's hover draws the board as a picture or as text.
     var boardImage = BoardImage.auto
 
@@ -51,7 +55,7 @@ struct Settings: Sendable, Hashable {
     private var key: String {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
-            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage)"
+            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -98,6 +102,7 @@ struct Settings: Sendable, Hashable {
                 case "diagnostics.openingTags": bool(value, path) { settings.openingTags = $0 }
                 case "diagnostics.twins": bool(value, path) { settings.twinGames = $0 }
                 case "inlayHints.opening": bool(value, path) { settings.inlayOpening = $0 }
+                case "inlayHints.novelty": bool(value, path) { settings.inlayNovelty = $0 }
                 case "format.lineLength":
                     if let n = value.intValue, (40...255).contains(n) {
                         settings.lineLength = n
@@ -136,6 +141,15 @@ struct Settings: Sendable, Hashable {
                         settings.databasePath = text
                     } else {
                         unknown.append("\(path) (expected a string)")
+                    }
+                case "database.references":
+                    let paths = value.arrayValue?.compactMap(\.stringValue)
+                    if let paths, paths.count == value.arrayValue?.count, paths.count <= 64 {
+                        settings.databaseReferences = paths
+                    } else if value.isNull {
+                        settings.databaseReferences = []
+                    } else {
+                        unknown.append("\(path) (expected an array of at most 64 paths)")
                     }
                 case "database.moves":
                     if let name = value.stringValue, let moves = MovesContent(rawValue: name) {

@@ -167,15 +167,7 @@ struct Export: ParsableCommand {
 }
 
 /// `12,345`.
-func grouped(_ number: Int) -> String {
-    let digits = String(number)
-    var result = ""
-    for (k, digit) in digits.enumerated() {
-        if k > 0 && (digits.count - k) % 3 == 0 && digit != "-" && result != "-" { result.append(",") }
-        result.append(digit)
-    }
-    return result
-}
+func grouped(_ number: Int) -> String { Figures.grouped(number) }
 
 /// A one-line progress bar on standard error, redrawn in place.
 final class ProgressBar: @unchecked Sendable {

@@ -153,7 +153,7 @@ let fuzzRequests = [
     "workspace/symbol", "textDocument/foldingRange", "textDocument/selectionRange",
     "textDocument/semanticTokens/full", "textDocument/semanticTokens/range", "textDocument/documentHighlight",
     "textDocument/codeAction", "textDocument/formatting", "textDocument/rangeFormatting",
-    "textDocument/diagnostic", "textDocument/codeLens",
+    "textDocument/diagnostic", "textDocument/codeLens", "textDocument/references",
 ]
 let fuzzCommands = [
     "pgn.fixAll", "pgn.reviewGame", "pgn.reviewFile", "pgn.annotateGame", "pgn.saveGame", "pgn.saveAllGames",

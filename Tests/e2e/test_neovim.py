@@ -10,13 +10,14 @@ import pytest
 
 from conftest import ROOT, binary
 from editor_fixtures import FIXABLE, MARKED, NEOVIMS
+from test_lsp_explorer import MINE, make_database
 
 PLUGIN = ROOT / "editors" / "nvim"
 
 
 # Runs after startup (VimEnter, nested so that :edit fires the filetype autocommands), records
 # what Neovim saw in a JSON file and quits.
-INIT = r"""
+PRELUDE = r"""
 local env = function(name) return (assert(os.getenv(name), name)) end
 local dir, out_path = env("PGN_NVIM_DIR"), env("PGN_NVIM_OUT")
 local out = { attached = 0, configuration = {}, notifications = {} }
@@ -75,6 +76,10 @@ local function results(responses)
   return list
 end
 
+"""
+
+# What the default run does and records.
+DEFAULT_RUN = r"""
 local function run()
   -- (a) diagnostics of the file with mistakes
   local bufnr = open("mistakes.pgn")
@@ -177,11 +182,16 @@ local function run()
   end
 end
 
+"""
+
+EPILOGUE = r"""
 vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
   local ok, err = xpcall(run, debug.traceback)
   finish(not ok and err or nil)
 end })
 """
+
+INIT = PRELUDE + DEFAULT_RUN + EPILOGUE
 
 
 # Carlsen's name three ways: the rename reaches the first two (the second is the same name
@@ -195,7 +205,112 @@ TWINS = ('[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1
          '[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1. e4 e5 2. Nf3 1-0\n')
 
 
-def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> dict:
+# The explorer: hover on 1. e4 of a game whose 3... Nf6 leaves the database, the "N" inlay hint as
+# Neovim keeps it (0.10 and later), and references on 2... Nc6 jumped to through the quickfix list:
+# the database game's file opens at its first tag.
+EXPLORER_RUN = r"""
+local function run()
+  local bufnr = open("mine.pgn")
+  wait_diagnostics(bufnr, nil)
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  local uri = vim.uri_from_bufnr(bufnr)
+  out.hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
+    { textDocument = { uri = uri }, position = { line = 3, character = 3 } }, 5000))
+
+  if vim.lsp.inlay_hint and vim.lsp.inlay_hint.get then
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+    vim.wait(10000, function() return #vim.lsp.inlay_hint.get({ bufnr = bufnr }) > 0 end, 20)
+    out.hints = {}
+    for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+      local hint = item.inlay_hint
+      local label = hint.label
+      if type(label) ~= "string" then
+        local parts = {}
+        for _, part in ipairs(label) do table.insert(parts, part.value) end
+        label = table.concat(parts)
+      end
+      local tooltip = type(hint.tooltip) == "table" and hint.tooltip.value or hint.tooltip
+      table.insert(out.hints, { label = label, line = hint.position.line, character = hint.position.character,
+                                tooltip = tooltip })
+    end
+  end
+
+  -- References on 2... Nc6 (line 4, 0-based column 16) into the quickfix list, as :lua
+  -- vim.lsp.buf.references() makes it, then :cc to the first database game.
+  vim.api.nvim_win_set_cursor(0, { 4, 16 })
+  local params = vim.fn.has("nvim-0.11") == 1 and vim.lsp.util.make_position_params(0, "utf-16")
+    or vim.lsp.util.make_position_params()
+  params.context = { includeDeclaration = true }
+  local locations = results(vim.lsp.buf_request_sync(bufnr, "textDocument/references", params, 10000))[1] or {}
+  local items = vim.lsp.util.locations_to_items(locations, "utf-16")
+  vim.fn.setqflist({}, " ", { title = "References", items = items })
+  out.references = {}
+  local target
+  for index, item in ipairs(items) do
+    table.insert(out.references, { filename = item.filename, lnum = item.lnum })
+    if target == nil and item.filename:find("pgn%-lsp/positions/") then target = index end
+  end
+  if target then
+    vim.cmd("cc " .. target)
+    out.jumped_file = vim.api.nvim_buf_get_name(0)
+    out.jumped_line = vim.api.nvim_win_get_cursor(0)[1]
+    out.jumped_text = vim.api.nvim_get_current_line()
+    out.jumped_filetype = vim.bo.filetype
+  end
+end
+
+"""
+
+EXPLORER_INIT = PRELUDE + EXPLORER_RUN + EPILOGUE
+
+def prepare_explorer(work: pathlib.Path):
+    make_database(work / "games.ocgdb.db3")
+    (work / "mine.pgn").write_text(MINE)
+
+
+@pytest.fixture(scope="module", params=["0.7", "0.11"])
+def explorer_run(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("nvim-explorer")
+    seen = run_neovim(folder, {"engine": {"hoverMs": 0}}, request.param, init=EXPLORER_INIT,
+                      prepare=prepare_explorer, env_extra={"XDG_CACHE_HOME": str(folder / "cache")})
+    seen["version"] = request.param
+    seen["cache"] = str(folder / "cache")
+    return seen
+
+
+def test_explorer_hover_in_neovim(explorer_run):
+    (hover,) = explorer_run["hover"]
+    value = hover["contents"]["value"]
+    assert value.startswith("**1. e4** — White"), value
+    assert "**Explorer** — 3 games reached this position (games.ocgdb.db3)" in value, value
+    assert "- `1... e5` 2 games · 75% white score" in value, value
+    assert "Best-rated game: Anand (2800) – Botvinnik (2700), Ref, 1-0 (games.ocgdb.db3)" in value, value
+
+
+def test_references_jump_to_the_database_game_in_neovim(explorer_run):
+    references = explorer_run["references"]
+    assert {"filename": str(pathlib.Path(explorer_run["cache"]).parent / "files" / "mine.pgn"), "lnum": 4} in references
+    assert explorer_run["jumped_file"].startswith(explorer_run["cache"] + "/pgn-lsp/positions/"), explorer_run
+    assert explorer_run["jumped_file"].endswith(".pgn")
+    assert explorer_run["jumped_text"] == '[Event "Ref"]', explorer_run
+    # The first game by ID, Anand's, whose first tag the location names.
+    lines = pathlib.Path(explorer_run["jumped_file"]).read_text().split("\n")
+    start = explorer_run["jumped_line"] - 1
+    assert '[White "Anand"]' in lines[start:start + 8], lines[start:start + 8]
+    assert explorer_run["jumped_filetype"] == "pgn"
+
+
+def test_the_novelty_inlay_hint_in_neovim_0_11(explorer_run):
+    if explorer_run["version"] != "0.11":
+        pytest.skip("Neovim 0.7 has no inlay hints")
+    novelty = [hint for hint in explorer_run["hints"] if hint["label"].strip() == "N"]
+    assert [(hint["line"], hint["character"]) for hint in novelty] == [(3, MINE.split("\n")[3].index("Nf6") + 3)]
+    assert novelty[0]["tooltip"].startswith("Novelty: no game of the databases reached the position after 3... Nf6.")
+    assert novelty[0]["tooltip"].endswith("reached in 1 game.")
+
+
+def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", init: str = INIT, prepare=None,
+               env_extra=None) -> dict:
     nvim = NEOVIMS.get(version)
     if nvim is None or not pathlib.Path(nvim).exists():
         pytest.fail(f"Neovim {version} is not installed: scripts/bootstrap installs it")
@@ -211,13 +326,15 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7") -> 
     (work / "club-2.pgn").write_text(CLUB_2)
     (work / "marks.pgn").write_text(MARKED)
     (work / "twins.pgn").write_text(TWINS)
-    init = tmp_path / "init.lua"
-    init.write_text(INIT)
+    if prepare:
+        prepare(work)
+    script = tmp_path / "init.lua"
+    script.write_text(init)
     out = tmp_path / "out.json"
     env = dict(os.environ, PGN_NVIM_DIR=str(work), PGN_NVIM_OUT=str(out), PGN_NVIM_PLUGIN=str(PLUGIN),
-               PGN_LSP_BIN=str(binary()), PGN_NVIM_SETTINGS=json.dumps(settings))
+               PGN_LSP_BIN=str(binary()), PGN_NVIM_SETTINGS=json.dumps(settings), **(env_extra or {}))
     try:
-        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(init)], cwd=work, env=env,
+        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(script)], cwd=work, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=40)
     except subprocess.TimeoutExpired as timeout:
         pytest.fail(f"Neovim did not quit within 40 s:\n{timeout.stdout}\n{timeout.stderr}")
@@ -297,11 +414,13 @@ def test_inlay_hints_show_nag_glyphs(default_run):
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_settings_reach_the_server(tmp_path, version):
-    seen = run_neovim(tmp_path, {"inlayHints": {"nags": False, "opening": False}}, version)
+    # The novelty hint off too: the game saved to the database makes 2... d6 of sample.pgn one.
+    settings = {"inlayHints": {"nags": False, "opening": False, "novelty": False}}
+    seen = run_neovim(tmp_path, settings, version)
     assert seen["diagnostics_arrived"]
     assert hint_labels(seen) == []
     # Neovim answers the server's workspace/configuration request with the `pgn` section.
-    assert {"inlayHints": {"nags": False, "opening": False}} in [answer[0] for answer in seen["configuration"]]
+    assert settings in [answer[0] for answer in seen["configuration"]]
 
 
 def test_fix_all_command_applies_the_safe_fixes(default_run):

@@ -11,10 +11,17 @@ extension PGNLanguageServer {
     /// the document. A setting with a NUL character is refused.
     func databasePath(for uri: DocumentURI, _ context: RequestContext) throws -> String {
         let setting = currentSettings.databasePath
+        return try resolveDatabasePath(setting.isEmpty ? "games.ocgdb.db3" : setting, for: uri, context)
+    }
+
+    /// A database path of the settings: absolute, `~/…`, or relative to the first workspace
+    /// folder (else to the document's folder). A path with a NUL character is refused.
+    func resolveDatabasePath(_ setting: String, for uri: DocumentURI, _ context: RequestContext) throws -> String {
         // A file name ends at a NUL character: the file opened would be another one.
         if setting.utf8.contains(0) {
             throw ResponseError(
-                .invalidParams, "pgn.database.path holds a NUL character: no file name can hold one; change the setting"
+                .invalidParams,
+                "a database path of the settings (pgn.database.path, pgn.database.references) holds a NUL character: no file name can hold one; change the setting"
             )
         }
         if setting.hasPrefix("/") { return setting }
@@ -30,7 +37,7 @@ extension PGNLanguageServer {
                 .invalidParams,
                 "\(uri) is not a file in a folder and there is no workspace folder: set pgn.database.path")
         }
-        return folder.appendingPathComponent(setting.isEmpty ? "games.ocgdb.db3" : setting).path
+        return folder.appendingPathComponent(setting).path
     }
 
     /// The code actions that save games: the game under the cursor, and every game (`source`).

@@ -62,6 +62,9 @@ extension PGNLanguageServer {
                     ])
                 }
             }
+            if allowed("refactor.rewrite") {
+                actions += await noveltyActions(document, analysis, at: wanted.lowerBound, context)
+            }
             actions += databaseActions(document, analysis, at: wanted.lowerBound, allowed: allowed)
             if allowed(Self.fillOpeningTagsKind) {
                 actions += openingTagActions(document, analysis, at: wanted.lowerBound, encoding)

@@ -1,11 +1,13 @@
 import ChessCore
 import Foundation
+import GameStore
 import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
     /// Completion: the legal moves in SAN where a move can go (in the mainline or a
-    /// variation, filtered by what is typed), tag names and values, and NAGs after `$`.
+    /// variation, filtered by what is typed; those the databases know first, most played
+    /// first, with their figures as detail), tag names and values, and NAGs after `$`.
     func registerCompletion() {
         server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
         server.registerRequest("textDocument/completion") { [self] params, context in
@@ -67,6 +69,8 @@ extension PGNLanguageServer {
             // Moves: replay the line up to the cursor.
             guard let position = positionForNextMove(analysis, at: wordStart) else { return .array([]) }
             let moves = position.legalMoves
+            // The moves the databases know come first, most played first, with their figures.
+            let played = await playedMoves(in: position, uri: document.uri, context)
             var items: [JSONValue] = []
             for (index, move) in moves.enumerated() {
                 let san = position.san(move)
@@ -74,13 +78,33 @@ extension PGNLanguageServer {
                     prefix.isEmpty || san.hasPrefix(prefix)
                         || san.replacingOccurrences(of: "x", with: "").hasPrefix(prefix)
                 else { continue }
+                if let (rank, continuation) = played[move] {
+                    items.append(item(san, kind: .variable, detail: Self.figures(continuation), sort: rank))
+                    continue
+                }
                 let piece = position.piece(at: move.from)
                 items.append(
-                    item(san, kind: .variable, detail: "\(piece?.description ?? "") \(position.uci(move))", sort: index)
-                )
+                    item(
+                        san, kind: .variable, detail: "\(piece?.description ?? "") \(position.uci(move))",
+                        sort: played.count + index))
             }
             return ["isIncomplete": false, "items": .array(items)]
         }
+    }
+
+    /// The moves the explorer's databases played in `position`: each with its rank (most
+    /// played first) and figures.
+    func playedMoves(
+        in position: Position, uri: DocumentURI, _ context: RequestContext
+    ) async -> [Move: (Int, ExplorerAnswer.Continuation)] {
+        let sources = explorerSources(for: uri, context)
+        guard !sources.isEmpty else { return [:] }
+        let answer = await ExplorerCenter.offPool { [explorer] in explorer.explore(position, in: sources).answer }
+        var played: [Move: (Int, ExplorerAnswer.Continuation)] = [:]
+        for (rank, continuation) in answer.continuations.enumerated() {
+            played[continuation.move] = (rank, continuation)
+        }
+        return played
     }
 
     static let tagNames =

@@ -5,7 +5,8 @@ import PGN
 
 extension PGNLanguageServer {
     /// Hover on a move: SAN, number and side, the FEN after it, a board, captured material and
-    /// the move's comment commands. On a tag: what the tag means. On a NAG: its meaning.
+    /// the move's comment commands, then what the databases know of the position after it
+    /// (`ExplorerHover.swift`) and the engine's evaluation. On a tag: what the tag means. On a NAG: its meaning.
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
@@ -25,7 +26,10 @@ extension PGNLanguageServer {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }
                 var text = moveHover(move, a, index, picture: showsBoardPicture(context))
+                async let explored = explorerHover(after: move, uri: document.uri, context)
                 let engine = await engineHover(move)
+                let explorer = await explored
+                if !explorer.isEmpty { text += "\n\n---\n\n" + explorer }
                 if !engine.isEmpty { text += "\n\n---\n\n" + engine }
                 return hover(text, game.start, node.range, document, context)
             case .nag:

@@ -4,8 +4,8 @@ import PGN
 
 extension PGNLanguageServer {
     /// Inlay hints: the glyph of each NAG (`$4` → `??`), the clock of `[%clk]` with the time
-    /// the move took, the value of `[%eval]`, and the game's opening, each kind switchable in
-    /// the settings.
+    /// the move took, the value of `[%eval]`, the game's opening, and "N" after the move that
+    /// leaves the databases (`Novelty.swift`), each kind switchable in the settings.
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
@@ -20,9 +20,16 @@ extension PGNLanguageServer {
                     "tooltip": .string(tooltip),
                 ])
             }
-            for game in analysis.games where game.range.overlaps(wanted) || game.range.upperBound == wanted.lowerBound {
+            let shown = analysis.games.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
+            let novelties = await novelties(shown, uri: document.uri, context)
+            for game in shown {
                 try context.checkCancellation()
                 let a = game.analysis
+                if let novelty = novelties[game.start], let mark = Self.noveltyHint(novelty, game),
+                    wanted.contains(mark.offset) || wanted.upperBound == mark.offset
+                {
+                    hint(mark.offset, mark.label, tooltip: mark.tooltip)
+                }
                 if settings.inlayOpening, let opening = Self.openingHint(game),
                     wanted.contains(opening.offset) || wanted.upperBound == opening.offset
                 {

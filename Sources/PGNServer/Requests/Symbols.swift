@@ -132,11 +132,14 @@ extension PGNLanguageServer {
         }
     }
 
-    /// Players, events and openings across the open documents and the workspace's `.pgn` files.
+    /// Players, events and openings across the open documents and the workspace's `.pgn` files;
+    /// with a query `fen:…`, the games that reach that position (`PositionSymbols.swift`).
     func registerWorkspaceSymbols() {
         server.capabilities.features["workspaceSymbolProvider"] = true
         server.registerRequest("workspace/symbol", staleOnEdit: false) { [self] params, context in
-            let query = (params["query"]?.stringValue ?? "").lowercased()
+            let raw = params["query"]?.stringValue ?? ""
+            if let fen = Self.fenQuery(raw) { return try await positionSymbols(fen, context) }
+            let query = raw.lowercased()
             var results: [JSONValue] = []
             var seen = Set<String>()
             for document in workspaceDocuments(context) {

@@ -1,0 +1,80 @@
+import ChessCore
+import Foundation
+import GameStore
+import LanguageServer
+import PGN
+
+extension PGNLanguageServer {
+    /// How many continuations a hover lists.
+    static let hoverContinuations = 5
+
+    /// The explorer's part of a move's hover: the games of the databases that reached the
+    /// position after the move, their results, the moves most played from it with their
+    /// figures, and the best-rated game that reached it. Empty when no database is there.
+    func explorerHover(after move: ReplayedMove, uri: DocumentURI, _ context: RequestContext) async -> String {
+        let sources = explorerSources(for: uri, context)
+        guard !sources.isEmpty else { return "" }
+        let position = move.after
+        let exploration = await ExplorerCenter.offPool { [explorer] in
+            explorer.explore(position, in: sources, best: true)
+        }
+        return Self.explorerText(exploration, position: position)
+    }
+
+    /// The explorer's section in markdown.
+    static func explorerText(_ exploration: Exploration, position: Position) -> String {
+        var lines: [String] = []
+        let answer = exploration.answer
+        let names = exploration.answered.map(\.name).joined(separator: ", ")
+        if exploration.answered.isEmpty {
+            lines.append("**Explorer**")
+        } else if !answer.isKnown {
+            lines.append(
+                "**Explorer** — no game of \(names) reached this position in its first \(PositionIndex.treeDepth) plies"
+            )
+        } else {
+            let games = "\(Figures.grouped(answer.games)) game\(answer.games == 1 ? "" : "s")"
+            lines.append("**Explorer** — \(games) reached this position (\(names))")
+            let known = answer.whiteWins + answer.draws + answer.blackWins
+            if known > 0 {
+                let share = { (count: Int) in Figures.percent(Double(count) / Double(known)) }
+                lines.append("")
+                lines.append(
+                    "White wins \(share(answer.whiteWins)) · draws \(share(answer.draws)) · Black wins \(share(answer.blackWins))"
+                )
+            }
+            if !answer.continuations.isEmpty {
+                lines.append("")
+                lines.append("Most played next:")
+                let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+                for continuation in answer.continuations.prefix(hoverContinuations) {
+                    lines.append("- `\(number) \(position.san(continuation.move))` \(figures(continuation))")
+                }
+                if answer.continuations.count > hoverContinuations {
+                    let more = answer.continuations.count - hoverContinuations
+                    lines.append("- and \(more) other move\(more == 1 ? "" : "s")")
+                }
+            }
+            if answer.ended > 0 {
+                lines.append("")
+                lines.append("\(Figures.grouped(answer.ended)) ended here.")
+            }
+            if let best = exploration.best {
+                lines.append("")
+                lines.append("Best-rated game: \(best.summary.label) (\(best.database))")
+            }
+        }
+        for note in exploration.notes {
+            lines.append("")
+            lines.append("Note: \(note)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `1,234 games · 54% white score`.
+    static func figures(_ continuation: ExplorerAnswer.Continuation) -> String {
+        var text = "\(Figures.grouped(continuation.games)) game\(continuation.games == 1 ? "" : "s")"
+        if let score = continuation.whiteScore { text += " · \(Figures.percent(score)) white score" }
+        return text
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GameStore
+import LanguageServer
+import TestSupport
+import XCTest
+
+/// The explorer in a move's hover: the games of the databases that reached the position after
+/// the move, their results, the moves played next and the best-rated game; notes for databases
+/// that cannot answer; nothing at all without a database.
+final class ExplorerHoverTests: XCTestCase {
+    /// Line 2: `1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 *`.
+    let text = "[White \"Me\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 *\n"
+
+    /// The hover at a column of line 2 (1. e4 by default), in a workspace that `prepare` made.
+    private func hover(
+        at character: Int = 4, settings: JSONValue = [:], capabilities: JSONValue = markdownHovers,
+        prepare: (URL) throws -> Void = ownDatabase
+    ) async throws -> String {
+        var value = ""
+        try await withExplorer(settings: settings, capabilities: capabilities, prepare: prepare) { client, folder in
+            value = try await client.hoverText(client.openMine(folder, text), 2, character)
+        }
+        return value
+    }
+
+    func testTheGamesResultsContinuationsAndBestGameAfterTheMove() async throws {
+        let hover = try await hover()
+        XCTAssertTrue(hover.hasPrefix("**1. e4** — White"), "the move's own hover comes first: \(hover)")
+        XCTAssertTrue(hover.contains("FEN after the move"), hover)
+        XCTAssertTrue(hover.contains("---\n\n**Explorer** — 3 games reached this position (games.ocgdb.db3)"), hover)
+        XCTAssertTrue(hover.contains("White wins 33% · draws 33% · Black wins 33%"), hover)
+        XCTAssertTrue(hover.contains("Most played next:\n- `1... e5` 2 games · 75% white score\n"), hover)
+        XCTAssertTrue(hover.contains("- `1... c5` 1 game · 0% white score"), hover)
+        XCTAssertTrue(
+            hover.contains("Best-rated game: Anand (2800) – Botvinnik (2700), Test, 1-0 (games.ocgdb.db3)"), hover)
+    }
+
+    func testATranspositionCountsAndGamesThatEndedThere() async throws {
+        // 2... Nc6: reached by the first two games and, by 1. Nf3 Nc6 2. e4 e5, the fifth.
+        let hover = try await hover(at: 17)
+        XCTAssertTrue(hover.contains("**Explorer** — 3 games reached this position"), hover)
+        XCTAssertTrue(hover.contains("- `3. Bb5` 1 game · 100% white score"), hover)
+        XCTAssertTrue(hover.contains("- `3. Bc4` 1 game · 50% white score"), hover)
+        XCTAssertTrue(hover.contains("1 ended here."), hover)
+        XCTAssertTrue(hover.contains("Best-rated game: Ivanchuk (2900) – Jobava (2850)"), hover)
+    }
+
+    func testAPositionNoGameReachedSaysSo() async throws {
+        let hover = try await hover(at: 28)
+        XCTAssertTrue(
+            hover.contains("**Explorer** — no game of games.ocgdb.db3 reached this position in its first 40 plies"),
+            hover)
+    }
+
+    func testAPlainTextHoverHasTheSameFigures() async throws {
+        let plain: JSONValue = ["textDocument": ["hover": ["contentFormat": ["plaintext"]]]]
+        try await withExplorer(capabilities: plain) { client, folder in
+            let hover = try await client.result("textDocument/hover", at(client.openMine(folder, text), 2, 4))
+            XCTAssertEqual(hover["contents"]?["kind"], "plaintext")
+            let value = hover["contents"]?["value"]?.stringValue ?? ""
+            XCTAssertTrue(value.contains("Explorer — 3 games reached this position (games.ocgdb.db3)"), value)
+            XCTAssertTrue(value.contains("- 1... e5 2 games · 75% white score"), value)
+            XCTAssertFalse(value.contains("**") || value.contains("`"), value)
+        }
+    }
+
+    func testReferenceDatabasesAreAddedUp() async throws {
+        let settings: JSONValue = ["database": ["references": ["masters.db3", "missing.db3"]]]
+        let hover = try await hover(settings: settings) { folder in
+            try ownDatabase(folder)
+            try makeDatabase(
+                folder.appendingPathComponent("masters.db3").path,
+                games: [game("Kasparov", 2851, "Karpov", 2780, "1/2-1/2", "1. e4 c5 2. Nf3 d6 3. d4")])
+        }
+        XCTAssertTrue(
+            hover.contains("**Explorer** — 4 games reached this position (games.ocgdb.db3, masters.db3)"), hover)
+        XCTAssertTrue(hover.contains("- `1... c5` 2 games · 25% white score"), hover)
+        XCTAssertTrue(hover.contains("Kasparov (2851) – Karpov (2780), Test, 1/2-1/2 (masters.db3)"), hover)
+        XCTAssertFalse(hover.contains("missing.db3"), "a missing file is left out silently")
+    }
+
+    func testNoDatabaseNoExplorer() async throws {
+        let hover = try await hover(prepare: { _ in })
+        XCTAssertTrue(hover.hasPrefix("**1. e4** — White"), hover)
+        XCTAssertFalse(hover.contains("Explorer"), hover)
+    }
+
+    func testAReferenceWithoutIndexSaysHowToBuildItAndIsNotWritten() async throws {
+        let settings: JSONValue = ["database": ["references": ["other.db3"]]]
+        try await withExplorer(settings: settings, capabilities: markdownHovers) { client, folder in
+            let other = folder.appendingPathComponent("other.db3").path
+            try makeDatabase(other, index: false)
+            let before = try Data(contentsOf: URL(fileURLWithPath: other))
+            let hover = try await client.hoverText(client.openMine(folder, text), 2, 4)
+            XCTAssertTrue(hover.contains("(games.ocgdb.db3)"), "the own database still answers: \(hover)")
+            XCTAssertTrue(
+                hover.contains(
+                    "Note: other.db3: the database has no position index; build it with `pgn-lsp index --db \(other)`"),
+                hover)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before, "a reference is never written")
+        }
+    }
+
+    func testTheOwnDatabaseGetsItsIndexBuiltInTheBackground() async throws {
+        let unindexed = { (folder: URL) in
+            try makeDatabase(folder.appendingPathComponent("games.ocgdb.db3").path, index: false)
+        }
+        try await withExplorer(capabilities: markdownHovers, prepare: unindexed) { client, folder in
+            let uri = client.openMine(folder, text)
+            var hover = try await client.hoverText(uri, 2, 4)
+            let building = hover.contains("games.ocgdb.db3: building its position index")
+            XCTAssertTrue(building || hover.contains("3 games reached this position"), hover)
+            let deadline = Date().addingTimeInterval(20)
+            while !hover.contains("3 games reached this position") && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                hover = try await client.hoverText(uri, 2, 4)
+            }
+            XCTAssertTrue(hover.contains("**Explorer** — 3 games reached this position (games.ocgdb.db3)"), hover)
+            let status = try GameDatabase.openForReading(path: folder.appendingPathComponent("games.ocgdb.db3").path)
+                .positionIndexStatus()
+            XCTAssertEqual(status, .current)
+        }
+    }
+
+    func testAFileThatIsNotADatabaseGivesANoteAndTheHoverStays() async throws {
+        let settings: JSONValue = ["database": ["references": ["notes.txt", "folder"]]]
+        let hover = try await hover(settings: settings) { folder in
+            try ownDatabase(folder)
+            try "not a database".write(
+                to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("folder"), withIntermediateDirectories: true)
+        }
+        XCTAssertTrue(hover.hasPrefix("**1. e4** — White"), hover)
+        XCTAssertTrue(hover.contains("3 games reached this position (games.ocgdb.db3)"), hover)
+        XCTAssertTrue(hover.contains("Note: notes.txt cannot be read: "), hover)
+        XCTAssertTrue(hover.contains("Note: folder cannot be read: "), hover)
+    }
+
+    func testACorruptDatabaseGivesANote() async throws {
+        let hover = try await hover { folder in
+            let path = folder.appendingPathComponent("games.ocgdb.db3").path
+            try makeDatabase(path)
+            // The header stays, the pages after it are garbage.
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for k in 100..<bytes.count { bytes[k] = UInt8(truncatingIfNeeded: k &* 31) }
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        XCTAssertTrue(hover.hasPrefix("**1. e4** — White"), hover)
+        XCTAssertTrue(hover.contains("Note: games.ocgdb.db3"), hover)
+    }
+
+    func testANewGameSavedToTheDatabaseIsCountedAtTheNextHover() async throws {
+        try await withExplorer(capabilities: markdownHovers) { client, folder in
+            let uri = client.openMine(folder, text)
+            var hover = try await client.hoverText(uri, 2, 4)
+            XCTAssertTrue(hover.contains("3 games reached this position"), hover)
+            _ = try await client.result(
+                "workspace/executeCommand", ["command": "pgn.saveGame", "arguments": [.string(uri), 0]])
+            hover = try await client.hoverText(uri, 2, 4)
+            XCTAssertTrue(hover.contains("4 games reached this position"), hover)
+        }
+    }
+}
