@@ -19,10 +19,6 @@ enum PositionTreeBuilder {
 
     /// Replaces the tree's rows; `db` is in a transaction.
     static func rebuild(_ db: Database) throws {
-        let clock = ContinuousClock.now
-        func trace(_ label: String) { if ProcessInfo.processInfo.environment["TRACE_TREE"] != nil { let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""; let rss = status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }.joined(separator: " "); FileHandle.standardError.write("\(label) \(ContinuousClock.now - clock) \(rss)\n".data(using: .utf8)!) } }
-        defer { trace("end") }
-        trace("start")
         try db.execute(sql: "DELETE FROM PositionTree")
         let results = try GameResults(db)
         let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionKeys") ?? 0
@@ -54,7 +50,6 @@ enum PositionTreeBuilder {
         let parts = max(
             (sighted + perReading - 1) / perReading,
             (blocks * SinglesFilter.blockBytes + memoryBudget / 4 - 1) / (memoryBudget / 4))
-        trace("pass 1: \(candidates) bits seen twice, \(distinct) keys, \(parts) readings")
         for part in 0..<parts {
             // Keys in order: a reading takes the keys of a range of the filter's blocks.
             func inPart(_ key: UInt64) -> Bool { SinglesFilter.block(of: key, blocks: blocks) * parts / blocks == part }
@@ -86,7 +81,6 @@ enum PositionTreeBuilder {
             firsts.forEachSingle { singles.insert($0) }
             try PositionIndexWriter.upsert(sums, db)
             try singles.write(db)
-            trace("reading \(part + 1) of \(parts): \(firsts.count) keys")
         }
     }
 

@@ -201,7 +201,7 @@ final class ExplorerCenter: Sendable {
 
     /// What one database knows of a position; nil when no file is there.
     private func answer(
-        _ source: ExplorerSource, _ position: Position, best wantsBest: Bool
+        _ source: ExplorerSource, _ position: Position, line: [Position], best wantsBest: Bool
     ) -> Result<(ExplorerAnswer, GameSummary?), ExplorerFailure>? {
         guard let indexed = indexed(source) else { return nil }
         switch indexed {
@@ -210,7 +210,7 @@ final class ExplorerCenter: Sendable {
             let key = AnswerKey(path: source.path, signature: signature, hash: position.hash)
             var cached = state.withLock { $0.answers[key] }
             do {
-                if cached == nil { cached = Cached(answer: try database.explore(position), best: nil) }
+                if cached == nil { cached = Cached(answer: try database.explore(position, line: line), best: nil) }
                 if wantsBest, cached!.best == nil {
                     let id = cached!.answer.bestGame
                     cached!.best = .some(try id.flatMap { try database.summaries(ids: [$0])[$0] })
@@ -227,13 +227,17 @@ final class ExplorerCenter: Sendable {
     }
 
     /// What the databases together know of `position`: counts summed, continuations merged,
-    /// the best-rated game of them all (`best`: looked up, for a hover).
-    func explore(_ position: Position, in sources: [ExplorerSource], best: Bool = false) -> Exploration {
+    /// the best-rated game of them all (`best`: looked up, for a hover). `line`: the positions
+    /// before it in the game at hand, from its start (they let a position that one database
+    /// game reaches be found without reading every game's keys).
+    func explore(
+        _ position: Position, line: [Position] = [], in sources: [ExplorerSource], best: Bool = false
+    ) -> Exploration {
         var exploration = Exploration()
         var continuations: [Move: ExplorerAnswer.Continuation] = [:]
         var bestElo: Int?
         for source in sources {
-            guard let result = answer(source, position, best: best) else { continue }
+            guard let result = answer(source, position, line: line, best: best) else { continue }
             switch result {
             case .failure(let failure): exploration.notes.append(failure.message)
             case .success((let answer, let summary)):

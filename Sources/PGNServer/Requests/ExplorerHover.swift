@@ -11,12 +11,14 @@ extension PGNLanguageServer {
     /// The explorer's part of a move's hover: the games of the databases that reached the
     /// position after the move, their results, the moves most played from it with their
     /// figures, and the best-rated game that reached it. Empty when no database is there.
-    func explorerHover(after move: ReplayedMove, uri: DocumentURI, _ context: RequestContext) async -> String {
+    func explorerHover(
+        after move: ReplayedMove, line: [Position], uri: DocumentURI, _ context: RequestContext
+    ) async -> String {
         let sources = explorerSources(for: uri, context)
         guard !sources.isEmpty else { return "" }
         let position = move.after
         let exploration = await ExplorerCenter.offPool { [explorer] in
-            explorer.explore(position, in: sources, best: true)
+            explorer.explore(position, line: line, in: sources, best: true)
         }
         return Self.explorerText(exploration, position: position)
     }
@@ -76,5 +78,21 @@ extension PGNLanguageServer {
         var text = "\(Figures.grouped(continuation.games)) game\(continuation.games == 1 ? "" : "s")"
         if let score = continuation.whiteScore { text += " · \(Figures.percent(score)) white score" }
         return text
+    }
+}
+
+extension GameAnalysis {
+    /// The positions before `move` on its line, from the game's start: each earlier move
+    /// whose position after it is where the line stood, walked back (variations included).
+    func line(before move: ReplayedMove) -> [Position] {
+        let moves = self.moves
+        guard let index = moves.firstIndex(where: { $0.node == move.node }) else { return [move.before] }
+        var line = [move.before]
+        var hash = move.before.hash
+        for earlier in moves[..<index].reversed() where earlier.after.hash == hash && earlier.depth <= move.depth {
+            line.append(earlier.before)
+            hash = earlier.before.hash
+        }
+        return line.reversed()
     }
 }

@@ -26,7 +26,8 @@ extension PGNLanguageServer {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }
                 var text = moveHover(move, a, index, picture: showsBoardPicture(context))
-                async let explored = explorerHover(after: move, uri: document.uri, context)
+                let line = a.line(before: move)
+                async let explored = explorerHover(after: move, line: line, uri: document.uri, context)
                 let engine = await engineHover(move)
                 let explorer = await explored
                 if !explorer.isEmpty { text += "\n\n---\n\n" + explorer }

@@ -28,8 +28,10 @@ extension PGNLanguageServer {
         guard before.isComplete, before.answer.isKnown else { return nil }
         let mainline = game.moves.lazy.filter { $0.depth == 0 }.prefix(PositionIndex.treeDepth)
         var previous: ReplayedMove?
+        var line = [start]
         for move in mainline {
-            let after = explorer.explore(move.after, in: sources)
+            let after = explorer.explore(move.after, line: line, in: sources)
+            line.append(move.after)
             guard after.isComplete else { return nil }
             if !after.answer.isKnown {
                 return Novelty(
