@@ -83,10 +83,11 @@ extension GameDatabase {
         try run { db in
             var indexed = 0
             try db.inTransaction(.immediate) {
-                _ = try checkWritable(db)
+                // Any file with games: the index reads IDs, start positions, moves, results
+                // and ratings only.
+                let layout = try readLayout(db)
                 try db.execute(sql: PositionIndex.dropSQL)
                 try db.execute(sql: PositionIndex.schemaSQL)
-                let layout = try readLayout(db)
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0
                 var writer = try PositionIndexWriter(db)
                 var after: Int64? = nil

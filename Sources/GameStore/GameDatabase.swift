@@ -22,6 +22,10 @@ public final class GameDatabase: @unchecked Sendable {
         public var readOnly = false
         /// Whether a new file gets the position index (kept up to date by every write).
         public var positionIndex = true
+        /// Open only to build or remove the position index: the file must hold games (a
+        /// `Games` table with moves), not the columns a write of games needs, so that files
+        /// made by ocgdb, which lack some, can be indexed too.
+        public var positionIndexOnly = false
 
         public init(
             busyTimeout: Double = 5, moves: MovesContent = .full, commentRows: Bool = true, readOnly: Bool = false,
@@ -125,7 +129,10 @@ public final class GameDatabase: @unchecked Sendable {
             throw GameStoreError.readOnly(path: path)
         }
         if exists && !options.readOnly {
-            try GameDatabase.checkBeforeWriting(path: path, busyTimeout: options.busyTimeout)
+            try GameDatabase.checkBeforeWriting(
+                path: path, busyTimeout: options.busyTimeout, indexOnly: options.positionIndexOnly)
+        } else if !exists && options.positionIndexOnly {
+            throw GameStoreError.notAGameDatabase(path: path, reason: "the file does not exist")
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(options.busyTimeout)
@@ -161,7 +168,7 @@ public final class GameDatabase: @unchecked Sendable {
     /// another program's database, or a game database that lacks what a write needs. It is
     /// read through a read-only connection, so that nothing in it changes (not even its
     /// journal mode). An empty file, or a SQLite file without tables, may become a database.
-    static func checkBeforeWriting(path: String, busyTimeout: Double) throws {
+    static func checkBeforeWriting(path: String, busyTimeout: Double, indexOnly: Bool = false) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         let header = (try? handle.read(upToCount: 20)) ?? Data()
         try? handle.close()
@@ -174,7 +181,14 @@ public final class GameDatabase: @unchecked Sendable {
         let immutable =
             header[header.startIndex + 18] == 2 && !FileManager.default.fileExists(atPath: path + "-wal")
         let schema = try FileSchema(readOnly: path, immutable: immutable, busyTimeout: busyTimeout)
-        if !schema.tables.isEmpty { _ = try writeLayout(schema, path: path) }
+        if indexOnly {
+            guard schema.has("Games"), schema.gamesColumns.contains("Moves") || schema.gamesColumns.contains("Moves2")
+            else {
+                throw GameStoreError.notAGameDatabase(path: path, reason: "it has no Games table with moves")
+            }
+        } else if !schema.tables.isEmpty {
+            _ = try writeLayout(schema, path: path)
+        }
     }
 
     /// Writable for this process, and not marked read-only (no write permission for anyone):
@@ -217,6 +231,10 @@ public final class GameDatabase: @unchecked Sendable {
     /// Journal mode, and the tables of a new file. A file with tables is checked before
     /// anything is changed.
     func prepare(_ db: Database, created: Bool) throws {
+        if options.positionIndexOnly {
+            try db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.cacheKiB)")
+            return
+        }
         let empty = try FileSchema(db).tables.isEmpty
         if !empty { layout = try checkWritable(db) }
         // Never leave the file in WAL mode: readers of the format expect a rollback journal.

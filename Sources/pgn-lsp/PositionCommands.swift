@@ -43,7 +43,9 @@ struct Index: ParsableCommand {
         do {
             // A file that is not there is an error (a mistyped path), not a new empty database.
             _ = try GameDatabase.openForReading(path: db, busyTimeout: busyTimeout)
-            database = try GameDatabase(path: db, options: .init(busyTimeout: busyTimeout))
+            var options = GameDatabase.Options(busyTimeout: busyTimeout)
+            options.positionIndexOnly = true
+            database = try GameDatabase(path: db, options: options)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -344,7 +346,9 @@ func openIndexed(_ path: String) throws -> GameDatabase {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw GameStoreError.positionIndex(path: path, status: status)
         }
-        let writer = try GameDatabase(path: path)
+        var options = GameDatabase.Options()
+        options.positionIndexOnly = true
+        let writer = try GameDatabase(path: path, options: options)
         writeToStandardError("\(status): building it\n")
         let count = try writer.buildPositionIndex()
         writeToStandardError("\(grouped(count)) games indexed\n")

@@ -487,6 +487,36 @@ def test_the_indexed_file_opens_in_ocgdb_and_sqlite_with_the_same_games(corpus, 
         collections.Counter((game.start.fen(), tuple(game.moves)) for game in with_moves)
 
 
+def test_a_file_ocgdb_made_gets_an_index_and_still_opens_in_ocgdb(tmp_path):
+    """ocgdb's files lack columns a write of games needs, not what the index reads."""
+    ocgdb = ocgdb_binary()
+    made = tmp_path / "made.ocgdb.db3"
+    created = subprocess.run([str(ocgdb), "-create", "-pgn", str(shared("corpus/lichess/lichess_db_1000k.pgn")),
+                              "-db", str(made), "-cpu", "1", "-o", "moves"], capture_output=True, text=True,
+                             timeout=300)
+    assert made.exists(), created.stderr
+    assert run(["index", "--db", str(made)]).returncode == 0
+    assert run(["index", "--check", "--db", str(made)]).returncode == 0
+    # The same answers as a file pgn-lsp writes with the same games (ocgdb's import does not
+    # always store every game of a file: the games are those it stored).
+    pgn = tmp_path / "stored.pgn"
+    run(["export", "--db", str(made), "--output", str(pgn)])
+    ours = tmp_path / "ours.db3"
+    run(["import", "--db", str(ours), str(pgn)])
+    for moves in ["", "1. e4", "1. e4 e5 2. Nf3", "1. d4 d5 2. c4", "1. e4 c5"]:
+        status, expected = explore(ours, "--moves", moves)
+        status_made, answer = explore(made, "--moves", moves)
+        assert (status_made, answer["games"], answer["ended"], [(m["san"], m["games"]) for m in answer["moves"]]) \
+            == (status, expected["games"], expected["ended"], [(m["san"], m["games"]) for m in expected["moves"]])
+    with sqlite3.connect(made) as connection:
+        with_moves = connection.execute("SELECT COUNT(*) FROM Games WHERE length(Moves) > 0").fetchone()[0]
+    out = tmp_path / "exported.pgn"
+    exported = subprocess.run([str(ocgdb), "-db", str(made), "-export", "-pgn", str(out)], capture_output=True,
+                              text=True, timeout=300)
+    assert exported.returncode == 0, exported.stderr
+    assert len(read_games(out)) == with_moves
+
+
 # Changes by other programs -------------------------------------------------------------------
 
 @pytest.fixture

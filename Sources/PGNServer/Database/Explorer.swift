@@ -174,7 +174,11 @@ final class ExplorerCenter: Sendable {
         }
         if started {
             Self.builds.async { [self] in
-                let outcome = Result { try GameDatabase(path: path).buildPositionIndex() }
+                let outcome = Result {
+                    var options = GameDatabase.Options()
+                    options.positionIndexOnly = true
+                    return try GameDatabase(path: path, options: options).buildPositionIndex()
+                }
                 state.withLock { state in
                     state.building.remove(path)
                     state.databases[path] = nil
