@@ -122,7 +122,7 @@ extension GameDatabase {
             }
         }
         return try withSearchIndexesBuiltAtTheEnd {
-            try withDeferredPositionTree {
+            try withDeferredPositionTree(totalBytes: totalBytes) {
                 try runPipeline(
                     totalBytes: totalBytes, firstIndex: firstIndex, progress: progress, written: written,
                     nextPiece: nextPiece)

@@ -150,12 +150,20 @@ extension GameDatabase {
     /// Runs an import with the opening tree built once at its end, from all the games: each
     /// transaction adds the games' keys only. After a failure, or when another program changed
     /// the games meanwhile, the index is left out of date (built again later).
-    func withDeferredPositionTree<T>(_ body: () throws -> T) throws -> T {
+    ///
+    /// A small import into a large file (fewer games, by `totalBytes`, than a tenth of those
+    /// it has) brings the tree up to date transaction by transaction instead, as saves do:
+    /// building it again would read every game's keys for a few new ones.
+    func withDeferredPositionTree<T>(totalBytes: Int?, _ body: () throws -> T) throws -> T {
         guard deferredPositionTree == nil else { return try body() }
-        let before = try run { db in
-            try GameDatabase.positionIndexStatus(db) == .current
+        let (before, stored) = try run { db -> (Int64?, Int64) in
+            let changes =
+                try GameDatabase.positionIndexStatus(db) == .current
                 ? try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") : nil
+            return (changes, try Int64.fetchOne(db, sql: "SELECT MAX(ID) FROM Games") ?? 0)
         }
+        // About 700 bytes of PGN a game (less with no comments, more with clocks).
+        if let totalBytes, Int64(totalBytes / 700) * 10 < stored { return try body() }
         deferredPositionTree = DeferredTree()
         let outcome = Result { try body() }
         let deferred = deferredPositionTree!
@@ -339,26 +347,53 @@ struct PositionIndexWriter {
         var unknown = Set<UInt64>()
         var singles: [UInt64] = []
         for game in added {
-            try game.keys.withUnsafeBytes { _ in
+            var blob: [UInt8] = []
+            PositionIndex.appendKeys(game.keys.map { $0 << 16 }, to: &blob)
+            try blob.withUnsafeBytes { raw in
+                var failure: (any Error)?
+                PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, game.keys.count) { _, key, next in
+                    guard failure == nil else { return }
+                    do {
+                        hasRows.bind(1, Int64(key))
+                        defer { hasRows.reset() }
+                        if try hasRows.step() {
+                            sums.add(key, next, outcome: game.outcome, elo: game.elo, gameID: game.id)
+                        } else {
+                            unknown.insert(key)
+                        }
+                    } catch { failure = error }
+                }
+                if let failure { throw failure }
+            }
+        }
+        // Positions the filter of single positions does not hold no game reached before: the
+        // games saved now are all there is to count.
+        let blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+        var unseen = Set<UInt64>()
+        if blocks > 0 {
+            for key in unknown where try !SinglesFilter.mayHold(key, blocks: blocks, db) { unseen.insert(key) }
+            unknown.subtract(unseen)
+        }
+        if !unseen.isEmpty {
+            var sightings = FirstSightings(capacity: unseen.count)
+            for game in added {
                 var blob: [UInt8] = []
                 PositionIndex.appendKeys(game.keys.map { $0 << 16 }, to: &blob)
-                try blob.withUnsafeBytes { raw in
-                    var failure: (any Error)?
+                blob.withUnsafeBytes { raw in
                     PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, game.keys.count) { _, key, next in
-                        guard failure == nil else { return }
-                        do {
-                            hasRows.bind(1, Int64(key))
-                            defer { hasRows.reset() }
-                            if try hasRows.step() {
-                                sums.add(key, next, outcome: game.outcome, elo: game.elo, gameID: game.id)
-                            } else {
-                                unknown.insert(key)
-                            }
-                        } catch { failure = error }
+                        guard unseen.contains(key) else { return }
+                        if let first = sightings.sight(
+                            key, game: game.id, next: next, outcome: game.outcome, elo: game.elo)
+                        {
+                            sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
+                        }
+                        if sightings.isShared(key) {
+                            sums.add(key, next, outcome: game.outcome, elo: game.elo, gameID: game.id)
+                        }
                     }
-                    if let failure { throw failure }
                 }
             }
+            sightings.forEachSingle { singles.append($0) }
         }
         if !unknown.isEmpty {
             // Who else reaches these positions: every game's keys, read once.

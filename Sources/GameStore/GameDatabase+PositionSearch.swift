@@ -263,13 +263,7 @@ extension GameDatabase {
     func singlesMayHold(_ key: UInt64) throws -> Bool {
         try run { db in
             let blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
-            guard blocks > 0 else { return true }
-            let block = SinglesFilter.block(of: key, blocks: blocks)
-            guard
-                let bits = try Data.fetchOne(
-                    db, sql: "SELECT Bits FROM PositionSingles WHERE Block = ?", arguments: [block])
-            else { return false }
-            return bits.withUnsafeBytes { SinglesFilter.contains(key, in: $0) }
+            return try SinglesFilter.mayHold(key, blocks: blocks, db)
         }
     }
 

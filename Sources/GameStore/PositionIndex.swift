@@ -326,6 +326,17 @@ struct SinglesFilter {
         }
     }
 
+    /// Whether the filter in the file may hold `key` (false: no game reaches its position).
+    static func mayHold(_ key: UInt64, blocks: Int, _ db: Database) throws -> Bool {
+        guard blocks > 0 else { return true }
+        guard
+            let bits = try Data.fetchOne(
+                db, sql: "SELECT Bits FROM PositionSingles WHERE Block = ?",
+                arguments: [block(of: key, blocks: blocks)])
+        else { return false }
+        return bits.withUnsafeBytes { contains(key, in: $0) }
+    }
+
     /// Adds keys to the filter in the file (a save's new single positions).
     static func add(_ keys: [UInt64], _ db: Database) throws {
         guard !keys.isEmpty else { return }

@@ -8,7 +8,12 @@ so that a busy machine slows them alike; p50 and p99 are over all their hovers, 
 size of the answer. A first hover in a game replays it (about 40% of the first pass); the same
 hovers asked again ("again") find its positions kept, and show the cost of the answer itself.
 
-Usage: scripts/bench/hover.py [--requests N] [--rounds N] [BINARY...]
+With `--database FILE` (an OCGDB database with its position index, `pgn.database.path`) each
+hover also carries the explorer's section: the games of that database that reached the
+position, their results, the moves played next and the best-rated game (`--text-only` leaves
+out the picture and the marked file).
+
+Usage: scripts/bench/hover.py [--requests N] [--rounds N] [--database FILE] [--text-only] [BINARY...]
 (default: the release build; name two binaries to compare a build before a change with one after)
 """
 import argparse
@@ -26,11 +31,14 @@ CLIENTS = {"text": {"name": "Neovim", "version": "0.11.4"},
 MARKS = " {[%csl Gd4,Re5][%cal Ge2e4,Bb1c3]}"
 
 
-def hover_round(binary, client_info, text, requests, seed):
+def hover_round(binary, client_info, text, requests, seed, database=None):
     os.environ["PGN_LSP"] = str(binary)
     client = LSPClient()
     try:
-        client.initialize(options={"pgn": {"engine": {"hoverMs": 0}}}, client_info=client_info)
+        options = {"pgn": {"engine": {"hoverMs": 0}}}
+        if database:
+            options["pgn"]["database"] = {"path": str(database)}
+        client.initialize(options=options, client_info=client_info)
         uri = "file:///bench/hover.pgn"
         client.open(uri, text)
         client.diagnostics(uri, version=1)
@@ -55,6 +63,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--database", default=None)
+    parser.add_argument("--text-only", action="store_true")
     parser.add_argument("binaries", nargs="*")
     args = parser.parse_args()
     binaries = args.binaries or [str(PGN_LSP)]
@@ -62,13 +72,16 @@ def main():
     plain = shared(LICHESS_1M).read_text()
     marked = re.sub(r"( [NBRQK][a-hx][a-h1-8x=+#]*)", lambda m: m.group(1) + MARKS, plain)
     texts = {"1 MB": plain, f"marked ({len(marked) / 1e6:.1f} MB)": marked}
-    variants = [(b, c, t) for t in texts for b in binaries for c in CLIENTS]
+    if args.text_only:
+        texts = {"1 MB": plain}
+    clients = ["text"] if args.text_only else list(CLIENTS)
+    variants = [(b, c, t) for t in texts for b in binaries for c in clients]
     results = {v: ([], [], []) for v in variants}
     for round_ in range(args.rounds):
         for variant in variants:
             binary, client, text = variant
             for kept, new in zip(results[variant], hover_round(binary, CLIENTS[client], texts[text], args.requests,
-                                                               seed=round_)):
+                                                               seed=round_, database=args.database)):
                 kept.extend(new)
 
     def ms(values):
