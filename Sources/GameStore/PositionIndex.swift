@@ -22,7 +22,7 @@ import GRDB
 ///   explorer finds that game, if any, from the row of the position before (the one move that
 ///   left the others' paths), else in `PositionKeys`.
 /// - `PositionSingles`: a Bloom filter of the keys of the positions of the first `treeDepth`
-///   plies that one game reaches, in blocks of 4 KB: a key it does not hold is reached by no
+///   plies that one game reaches, in blocks of 4 KB (16 bits a key): a key it does not hold is reached by no
 ///   game (a novelty), answered without reading the keys.
 /// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
 ///   index still describes the games: triggers on `Games` count every insert, delete and change
@@ -34,7 +34,7 @@ public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 3
+    static let version = 4
     /// Bytes per key in `PositionKeys`.
     static let keyBytes = 6
     /// `Next` of the tree rows of games that ended in the position.
@@ -252,9 +252,10 @@ extension PositionIndex {
 /// A Bloom filter in blocks of 4 KB, all of a key's bits in one block (`PositionSingles`).
 struct SinglesFilter {
     static let blockBytes = 4096
-    static let probes = 7
-    /// About 10 bits per key: a key never added is taken for one about once in 100.
-    static func blocks(forKeys count: Int) -> Int { max(16, (count * 10 + blockBytes * 8 - 1) / (blockBytes * 8)) }
+    static let probes = 11
+    /// About 16 bits per key: a key never added is taken for one about once in 1,000 (each such
+    /// time the explorer reads every game's keys, a quarter of a second at a million games).
+    static func blocks(forKeys count: Int) -> Int { max(16, (count * 16 + blockBytes * 8 - 1) / (blockBytes * 8)) }
 
     /// The block of a key: by its high bits, so that keys in order fill blocks in order (the
     /// tree's builder makes the filter one range of keys at a time).

@@ -11,7 +11,7 @@ import GRDBSQLite
 /// it is then found to be reached by one game and gets no row. When the keys seen again are
 /// too many for memory, the second reading is done once per range of keys.
 enum PositionTreeBuilder {
-    /// Memory for one reading's sightings (about 43 bytes a key), and a quarter of it for its
+    /// Memory for one reading's sightings (about 43 bytes a key), and half of it for its
     /// blocks of the filter; the sums take 6 MB more.
     static let memoryBudget = 64 << 20
     /// Rows summed in memory before they are added to the table's.
@@ -49,7 +49,7 @@ enum PositionTreeBuilder {
         let perReading = max(1, memoryBudget / 64)
         let parts = max(
             (sighted + perReading - 1) / perReading,
-            (blocks * SinglesFilter.blockBytes + memoryBudget / 4 - 1) / (memoryBudget / 4))
+            (blocks * SinglesFilter.blockBytes + memoryBudget / 2 - 1) / (memoryBudget / 2))
         for part in 0..<parts {
             // Keys in order: a reading takes the keys of a range of the filter's blocks.
             func inPart(_ key: UInt64) -> Bool { SinglesFilter.block(of: key, blocks: blocks) * parts / blocks == part }

@@ -48,7 +48,7 @@ def synthetic_input(games):
 
 
 def corpus_input(games):
-    return pathlib.Path(scale_corpus.make(games))
+    return pathlib.Path(scale_corpus.scale_file(games)[0])
 
 
 def sample_positions(path, explorer_count, search_count, seed=20261126):
