@@ -182,9 +182,11 @@ public final class GameDatabase: @unchecked Sendable {
             header[header.startIndex + 18] == 2 && !FileManager.default.fileExists(atPath: path + "-wal")
         let schema = try FileSchema(readOnly: path, immutable: immutable, busyTimeout: busyTimeout)
         if indexOnly {
-            guard schema.has("Games"), schema.gamesColumns.contains("Moves") || schema.gamesColumns.contains("Moves2")
-            else {
-                throw GameStoreError.notAGameDatabase(path: path, reason: "it has no Games table with moves")
+            guard schema.has("Games") else {
+                throw GameStoreError.otherProgramsDatabase(path: path, tables: schema.tables, missing: ["Games"])
+            }
+            guard schema.gamesColumns.contains("Moves") || schema.gamesColumns.contains("Moves2") else {
+                throw GameStoreError.notAGameDatabase(path: path, reason: "its Games table has no Moves or Moves2 column")
             }
         } else if !schema.tables.isEmpty {
             _ = try writeLayout(schema, path: path)

@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import time
 
 import pytest
@@ -23,10 +24,24 @@ def run(args, stdin=None, timeout=60, **kwargs):
                           capture_output=True, timeout=timeout, **kwargs)
 
 
+# Started from a small Python process: a child started from this one (vfork, then exec) counts
+# this process's own peak as its `ru_maxrss`, which grows with the tests run before.
+SPAWN_AND_MEASURE = """
+import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as peak:
+    peak.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(args, stdin_path: pathlib.Path, timeout=120):
     """Runs pgn-lsp reading `stdin_path`; returns (exit status, stdout, peak resident KB)."""
+    peak = stdin_path.parent / "peak.txt"
     with open(stdin_path, "rb") as stdin, open(stdin_path.parent / "out.txt", "w+b") as out:
-        child = subprocess.Popen([binary(), *args], stdin=stdin, stdout=out, stderr=subprocess.DEVNULL)
+        child = subprocess.Popen([sys.executable, "-c", SPAWN_AND_MEASURE, str(peak), binary(), *args], stdin=stdin,
+                                 stdout=out, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -39,7 +54,7 @@ def run_measured(args, stdin_path: pathlib.Path, timeout=120):
             time.sleep(0.05)
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
-        return child.returncode, out.read().decode(), usage.ru_maxrss
+        return child.returncode, out.read().decode(), int(peak.read_text())
 
 
 # MARK: check: what cannot be read
