@@ -186,7 +186,8 @@ public final class GameDatabase: @unchecked Sendable {
                 throw GameStoreError.otherProgramsDatabase(path: path, tables: schema.tables, missing: ["Games"])
             }
             guard schema.gamesColumns.contains("Moves") || schema.gamesColumns.contains("Moves2") else {
-                throw GameStoreError.notAGameDatabase(path: path, reason: "its Games table has no Moves or Moves2 column")
+                throw GameStoreError.notAGameDatabase(
+                    path: path, reason: "its Games table has no Moves or Moves2 column")
             }
         } else if !schema.tables.isEmpty {
             _ = try writeLayout(schema, path: path)
