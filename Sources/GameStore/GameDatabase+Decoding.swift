@@ -24,15 +24,18 @@ extension GameDatabase {
         return try decode(row, layout: readLayout)
     }
 
-    static func decode(_ row: GameRow, layout: ReadLayout) throws -> StoredGame {
-        var start = Position.startingPosition
-        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
-            do {
-                start = try Position(fen: fen)
-            } catch {
-                throw GameStoreError.unreadableGame(id: row.id, reason: "bad FEN \"\(fen)\": \(error.description)")
-            }
+    /// Where a stored game starts: its FEN, else the standard start.
+    static func startPosition(of row: GameRow) throws -> Position {
+        guard let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty else { return .startingPosition }
+        do {
+            return try Position(fen: fen)
+        } catch {
+            throw GameStoreError.unreadableGame(id: row.id, reason: "bad FEN \"\(fen)\": \(error.description)")
         }
+    }
+
+    static func decode(_ row: GameRow, layout: ReadLayout) throws -> StoredGame {
+        let start = try startPosition(of: row)
         var (elements, used) = try decodeMoves(row, layout: layout, start: start)
         // Comments kept apart (ocgdb, or a `mainline` blob) go back after their moves.
         if !row.comments.isEmpty && !elements.contains(where: { if case .comment = $0 { true } else { false } }) {

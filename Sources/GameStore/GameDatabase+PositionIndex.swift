@@ -96,9 +96,9 @@ extension GameDatabase {
                     let rows = try fetchMoveRows(db, layout: layout, afterID: after, limit: chunk)
                     guard let last = rows.last else { break }
                     after = last.id
-                    for game in GameDatabase.positionsOfRows(rows, layout: layout) {
-                        guard let hashes = game.hashes else { continue }
-                        try writer.add(gameID: game.id, hashes: hashes)
+                    for (row, hashes) in zip(rows, GameDatabase.mainlineHashes(of: rows, layout: layout)) {
+                        guard let hashes else { continue }
+                        try writer.add(gameID: row.id, hashes: hashes)
                         indexed += 1
                     }
                     progress?(indexed, total)
@@ -199,45 +199,23 @@ extension GameDatabase {
         }
     }
 
-    /// The mainline of a stored game as the index needs it.
-    struct IndexedGame {
-        var id: Int64
-        /// Nil when the moves cannot be read.
-        var hashes: [UInt64]?
-        var result: String?
-        var rating: Int?
-    }
-
-    /// Reads the moves of the rows on every core.
-    static func positionsOfRows(_ rows: [GameRow], layout: ReadLayout) -> [IndexedGame] {
-        var games = [IndexedGame](repeating: IndexedGame(id: 0), count: rows.count)
+    /// Each row's mainline hashes (nil when its moves cannot be read), read on every core.
+    static func mainlineHashes(of rows: [GameRow], layout: ReadLayout) -> [[UInt64]?] {
+        var hashes = [[UInt64]?](repeating: nil, count: rows.count)
         let slices = max(1, min(rows.count / 256, ProcessInfo.processInfo.activeProcessorCount * 2))
-        games.withUnsafeMutableBufferPointer { output in
+        hashes.withUnsafeMutableBufferPointer { output in
             let output = UncheckedSendable(output)
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 let range = (rows.count * slice / slices)..<(rows.count * (slice + 1) / slices)
-                for k in range {
-                    let row = rows[k]
-                    output.value[k] = IndexedGame(
-                        id: row.id, hashes: try? mainlineHashes(row, layout: layout), result: row.result,
-                        rating: PositionIndex.rating(
-                            white: row.whiteElo.map { Int($0) }, black: row.blackElo.map { Int($0) }))
-                }
+                for k in range { output.value[k] = try? mainlineHashes(rows[k], layout: layout) }
             }
         }
-        return games
+        return hashes
     }
 
     /// The Zobrist hashes of a stored game's mainline positions, from its start.
     static func mainlineHashes(_ row: GameRow, layout: ReadLayout) throws -> [UInt64] {
-        var start = Position.startingPosition
-        if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
-            do {
-                start = try Position(fen: fen)
-            } catch {
-                throw GameStoreError.unreadableGame(id: row.id, reason: "bad FEN \"\(fen)\": \(error.description)")
-            }
-        }
+        let start = try startPosition(of: row)
         var hashes = [start.hash]
         if let blob = row.moves, !row.movesAreText, layout.primary == .enCroissant {
             // En Croissant's blob: the mainline's moves at depth 0, markers and variations skipped.
@@ -262,23 +240,13 @@ extension GameDatabase {
         return hashes
     }
 
-    /// Rows with only what the index reads: ID, FEN, moves, result and ratings.
+    /// Rows with only what the keys are made from: ID, FEN and moves (the tree reads results
+    /// and ratings itself, `GameResults`).
     func fetchMoveRows(_ db: Database, layout: ReadLayout, afterID: Int64?, limit: Int) throws -> [GameRow] {
-        try fetchMoveRows(db, layout: layout, where: afterID.map { "WHERE ID > \($0)" } ?? "", limit: limit)
-    }
-
-    /// `fetchMoveRows` for the games with these IDs.
-    func fetchMoveRows(_ db: Database, layout: ReadLayout, ids: [Int64]) throws -> [GameRow] {
-        try fetchMoveRows(
-            db, layout: layout, where: "WHERE ID IN (\(ids.map(String.init).joined(separator: ",")))",
-            limit: ids.count)
-    }
-
-    func fetchMoveRows(_ db: Database, layout: ReadLayout, where condition: String, limit: Int) throws -> [GameRow] {
         func column(_ name: String) -> String { layout.has(name) ? name : "NULL" }
         let sql = """
-            SELECT ID, \(column("FEN")), \(column("Moves")), \(column("Moves2")), \(column("Result")), \
-            \(column("WhiteElo")), \(column("BlackElo")) FROM Games \(condition) ORDER BY ID LIMIT \(limit)
+            SELECT ID, \(column("FEN")), \(column("Moves")), \(column("Moves2")) FROM Games \
+            \(afterID.map { "WHERE ID > \($0)" } ?? "") ORDER BY ID LIMIT \(limit)
             """
         var rows: [GameRow] = []
         let cursor = try Row.fetchCursor(db, sql: sql)
@@ -293,9 +261,6 @@ extension GameDatabase {
             default: break
             }
             if case .blob(let data) = (row[3] as DatabaseValue).storage { game.moves2 = Array(data) }
-            game.result = text(row, 4)
-            game.whiteElo = integer(row, 5)
-            game.blackElo = integer(row, 6)
             rows.append(game)
         }
         return rows
@@ -311,8 +276,9 @@ struct PositionIndexWriter {
     var blob: [UInt8] = []
     /// Games added since the writer was made.
     var games = 0
-    /// With `incremental`: the games added and their results, for `updateTree`.
-    var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []
+    /// With `incremental`: the games added, the keys of their tree's plies (as in
+    /// `PositionKeys`) and their results, for `updateTree`.
+    var added: [(id: Int64, keys: [UInt8], outcome: GameOutcome, elo: Int32)] = []
 
     init(_ db: Database, incremental: Bool = false) throws {
         insertKeys = try PreparedStatement(db, "INSERT OR REPLACE INTO PositionKeys (GameID, Keys) VALUES (?, ?)")
@@ -331,7 +297,7 @@ struct PositionIndexWriter {
         if incremental {
             added.append(
                 (
-                    gameID, hashes.prefix(PositionIndex.treeDepth + 2).map(PositionIndex.key), outcome,
+                    gameID, Array(blob.prefix((PositionIndex.treeDepth + 2) * PositionIndex.keyBytes)), outcome,
                     rating.map { Int32(clamping: $0) } ?? -1
                 ))
         }
@@ -347,11 +313,10 @@ struct PositionIndexWriter {
         var unknown = Set<UInt64>()
         var singles: [UInt64] = []
         for game in added {
-            var blob: [UInt8] = []
-            PositionIndex.appendKeys(game.keys.map { $0 << 16 }, to: &blob)
-            try blob.withUnsafeBytes { raw in
+            try game.keys.withUnsafeBytes { raw in
                 var failure: (any Error)?
-                PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, game.keys.count) { _, key, next in
+                PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, raw.count / PositionIndex.keyBytes) {
+                    _, key, next in
                     guard failure == nil else { return }
                     do {
                         hasRows.bind(1, Int64(key))
@@ -377,10 +342,9 @@ struct PositionIndexWriter {
         if !unseen.isEmpty {
             var sightings = FirstSightings(capacity: unseen.count)
             for game in added {
-                var blob: [UInt8] = []
-                PositionIndex.appendKeys(game.keys.map { $0 << 16 }, to: &blob)
-                blob.withUnsafeBytes { raw in
-                    PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, game.keys.count) { _, key, next in
+                game.keys.withUnsafeBytes { raw in
+                    PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, raw.count / PositionIndex.keyBytes) {
+                        _, key, next in
                         guard unseen.contains(key) else { return }
                         if let first = sightings.sight(
                             key, game: game.id, next: next, outcome: game.outcome, elo: game.elo)

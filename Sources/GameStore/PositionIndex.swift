@@ -106,6 +106,18 @@ public enum PositionIndex {
 public enum GameOutcome: Sendable, Equatable {
     case whiteWins, draw, blackWins, unknown
 
+    /// 0–3, as the index packs it beside a rating.
+    var code: UInt32 {
+        switch self {
+        case .unknown: return 0
+        case .whiteWins: return 1
+        case .draw: return 2
+        case .blackWins: return 3
+        }
+    }
+
+    init(code: UInt32) { self = [.unknown, .whiteWins, .draw, .blackWins][Int(code & 3)] }
+
     public init(result: String?) {
         switch result?.trimmingASCIISpaces {
         case "1-0": self = .whiteWins
@@ -141,19 +153,21 @@ final class OpeningTreeBatch {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         mask = size - 1
-        slots = .allocate(capacity: size)
+        slots = OpeningTreeBatch.freeSlots(size)
+    }
+
+    private static func freeSlots(_ count: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
         slots.initialize(
             repeating: Slot(
                 position: 0, next: 0, games: 0, whiteWins: 0, draws: 0, blackWins: 0, bestGame: 0, bestElo: -1),
-            count: size)
+            count: count)
+        return slots
     }
 
     deinit { slots.deallocate() }
 
     var isEmpty: Bool { count == 0 }
-
-    /// Bytes held.
-    var memory: Int { (mask + 1) * MemoryLayout<Slot>.stride }
 
     /// `next` of a row for the games that ended in the position.
     static let ended = UInt64.max
@@ -196,11 +210,7 @@ final class OpeningTreeBatch {
         let oldSize = mask + 1
         let size = oldSize * 2
         mask = size - 1
-        slots = .allocate(capacity: size)
-        slots.initialize(
-            repeating: Slot(
-                position: 0, next: 0, games: 0, whiteWins: 0, draws: 0, blackWins: 0, bestGame: 0, bestElo: -1),
-            count: size)
+        slots = OpeningTreeBatch.freeSlots(size)
         for k in 0..<oldSize where oldSlots[k].games != 0 {
             var index = OpeningTreeBatch.home(oldSlots[k].position, oldSlots[k].next, mask)
             while slots[index].games != 0 { index = (index + 1) & mask }

@@ -172,14 +172,7 @@ struct GameResults {
     }
 
     static func pack(_ outcome: GameOutcome, _ rating: Int?) -> UInt32 {
-        let code: UInt32
-        switch outcome {
-        case .whiteWins: code = 1
-        case .draw: code = 2
-        case .blackWins: code = 3
-        case .unknown: code = 0
-        }
-        return code | UInt32(max(0, min(100_000, (rating ?? -1) + 1))) << 2
+        outcome.code | UInt32(max(0, min(100_000, (rating ?? -1) + 1))) << 2
     }
 
     subscript(id: Int64) -> (GameOutcome, Int32) {
@@ -189,8 +182,7 @@ struct GameResults {
         } else {
             packed = sparse[id] ?? 0
         }
-        let outcome: GameOutcome = [.unknown, .whiteWins, .draw, .blackWins][Int(packed & 3)]
-        return (outcome, Int32(packed >> 2) - 1)
+        return (GameOutcome(code: packed), Int32(packed >> 2) - 1)
     }
 }
 
@@ -220,7 +212,7 @@ struct FirstSightings {
 
         var key: UInt64 { stored &- 1 }
         var shared: Bool { packed & 4 != 0 }
-        var outcome: GameOutcome { [.unknown, .whiteWins, .draw, .blackWins][Int(packed & 3)] }
+        var outcome: GameOutcome { GameOutcome(code: packed) }
         var elo: Int32 { Int32(packed >> 3) - 1 }
     }
 
@@ -235,9 +227,6 @@ struct FirstSightings {
         entries = Array(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: size)
     }
 
-    /// Bytes held.
-    var memory: Int { entries.count * MemoryLayout<Entry>.stride }
-
     @inline(__always) private func slot(_ key: UInt64) -> Int {
         var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
         while entries[index].stored != 0 && entries[index].stored != key &+ 1 { index = (index + 1) & mask }
@@ -251,15 +240,8 @@ struct FirstSightings {
         let index = slot(key)
         let entry = entries[index]
         guard entry.stored != 0 else {
-            let code: UInt32
-            switch outcome {
-            case .unknown: code = 0
-            case .whiteWins: code = 1
-            case .draw: code = 2
-            case .blackWins: code = 3
-            }
             entries[index] = Entry(
-                stored: key &+ 1, game: game, next: next, packed: code | UInt32(max(0, Int(elo) + 1)) << 3)
+                stored: key &+ 1, game: game, next: next, packed: outcome.code | UInt32(max(0, Int(elo) + 1)) << 3)
             count += 1
             return nil
         }
