@@ -47,7 +47,10 @@ extension GameDatabase {
         )
         let names = Set(objects.map { $0["name"] as String })
         let tables = PositionIndex.tables.filter { names.contains($0) }
-        if tables.isEmpty { return .missing }
+        if tables.isEmpty && !PositionIndex.formerTables.contains(where: names.contains) { return .missing }
+        if PositionIndex.formerTables.contains(where: names.contains) {
+            return .stale(reason: "made by another version of pgn-lsp")
+        }
         if tables.count < PositionIndex.tables.count {
             return .stale(reason: "some of its tables are missing")
         }
@@ -96,9 +99,11 @@ extension GameDatabase {
                     let rows = try fetchMoveRows(db, layout: layout, afterID: after, limit: chunk)
                     guard let last = rows.last else { break }
                     after = last.id
-                    for (row, hashes) in zip(rows, GameDatabase.mainlineHashes(of: rows, layout: layout)) {
-                        guard let hashes else { continue }
-                        try writer.add(gameID: row.id, hashes: hashes)
+                    for (row, mainline) in zip(rows, GameDatabase.mainlines(of: rows, layout: layout)) {
+                        guard let mainline else { continue }
+                        try writer.add(
+                            gameID: row.id, moves: mainline.codes, fen: mainline.fen, final: mainline.final,
+                            hashes: mainline.hashes)
                         indexed += 1
                     }
                     progress?(indexed, total)
@@ -199,30 +204,47 @@ extension GameDatabase {
         }
     }
 
-    /// Each row's mainline hashes (nil when its moves cannot be read), read on every core.
-    static func mainlineHashes(of rows: [GameRow], layout: ReadLayout) -> [[UInt64]?] {
-        var hashes = [[UInt64]?](repeating: nil, count: rows.count)
+    /// A stored game's mainline as the index holds it: its FEN (nil from the standard start),
+    /// its moves' two-byte codes, the Zobrist hashes of its positions from the start, and the
+    /// material of its last position.
+    struct Mainline {
+        var fen: String?
+        var codes: [UInt8] = []
+        var hashes: [UInt64] = []
+        var final: Int64 = 0
+    }
+
+    /// Each row's mainline (nil when its moves cannot be read), read on every core.
+    static func mainlines(of rows: [GameRow], layout: ReadLayout) -> [Mainline?] {
+        var mainlines = [Mainline?](repeating: nil, count: rows.count)
         let slices = max(1, min(rows.count / 256, ProcessInfo.processInfo.activeProcessorCount * 2))
-        hashes.withUnsafeMutableBufferPointer { output in
+        mainlines.withUnsafeMutableBufferPointer { output in
             let output = UncheckedSendable(output)
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 let range = (rows.count * slice / slices)..<(rows.count * (slice + 1) / slices)
-                for k in range { output.value[k] = try? mainlineHashes(rows[k], layout: layout) }
+                for k in range { output.value[k] = try? mainline(rows[k], layout: layout) }
             }
         }
-        return hashes
+        return mainlines
     }
 
-    /// The Zobrist hashes of a stored game's mainline positions, from its start.
-    static func mainlineHashes(_ row: GameRow, layout: ReadLayout) throws -> [UInt64] {
+    /// A stored game's mainline, read with the file's layout.
+    static func mainline(_ row: GameRow, layout: ReadLayout) throws -> Mainline {
         let start = try startPosition(of: row)
-        var hashes = [start.hash]
+        let fen = row.fen?.trimmingASCIISpaces
+        var mainline = Mainline(
+            fen: fen?.isEmpty == false ? fen : nil, hashes: [start.hash], final: ReplayMaterial(start).packed)
+        func add(_ move: Move, _ after: Position) {
+            Moves2.append(move, chess960: start.isChess960, to: &mainline.codes)
+            mainline.hashes.append(after.hash)
+            mainline.final = ReplayMaterial(after).packed
+        }
         if let blob = row.moves, !row.movesAreText, layout.primary == .enCroissant {
             // En Croissant's blob: the mainline's moves at depth 0, markers and variations skipped.
-            guard MovesBlob.walkMainline(blob, from: start, { hashes.append($0.hash) }) else {
+            guard MovesBlob.walkMainline(blob, from: start, add) else {
                 throw GameStoreError.unreadableGame(id: row.id, reason: "its Moves column cannot be read")
             }
-            return hashes
+            return mainline
         }
         let (elements, _) = try decodeMoves(row, layout: layout, start: start)
         var position = start
@@ -233,14 +255,14 @@ extension GameDatabase {
             case .variationEnd: depth -= 1
             case .move(let move) where depth == 0:
                 position.play(move)
-                hashes.append(position.hash)
+                add(move, position)
             default: break
             }
         }
-        return hashes
+        return mainline
     }
 
-    /// Rows with only what the keys are made from: ID, FEN and moves (the tree reads results
+    /// Rows with only what the index is made from: ID, FEN and moves (the tree reads results
     /// and ratings itself, `GameResults`).
     func fetchMoveRows(_ db: Database, layout: ReadLayout, afterID: Int64?, limit: Int) throws -> [GameRow] {
         func column(_ name: String) -> String { layout.has(name) ? name : "NULL" }
@@ -267,37 +289,44 @@ extension GameDatabase {
     }
 }
 
-/// Writes games into the position index: their keys, and (for the few games of a save) their
+/// Writes games into the position index: their moves, and (for the few games of a save) their
 /// part of the opening tree.
 struct PositionIndexWriter {
-    let insertKeys: PreparedStatement
+    let insertMoves: PreparedStatement
     /// Whether `updateTree` brings the tree up to date for the games added.
     let incremental: Bool
-    var blob: [UInt8] = []
     /// Games added since the writer was made.
     var games = 0
-    /// With `incremental`: the games added, the keys of their tree's plies (as in
-    /// `PositionKeys`) and their results, for `updateTree`.
-    var added: [(id: Int64, keys: [UInt8], outcome: GameOutcome, elo: Int32)] = []
+    /// With `incremental`: the games added, the keys of their first `treeDepth` + 2
+    /// positions and their results, for `updateTree`.
+    var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []
 
     init(_ db: Database, incremental: Bool = false) throws {
-        insertKeys = try PreparedStatement(db, "INSERT OR REPLACE INTO PositionKeys (GameID, Keys) VALUES (?, ?)")
+        insertMoves = try PreparedStatement(
+            db, "INSERT OR REPLACE INTO PositionMoves (GameID, Moves, FEN, Final) VALUES (?, ?, ?, ?)")
         self.incremental = incremental
     }
 
-    mutating func add(gameID: Int64, hashes: [UInt64], outcome: GameOutcome = .unknown, rating: Int? = nil) throws {
-        PositionIndex.appendKeys(hashes, to: &blob)
-        insertKeys.bind(1, gameID)
-        try blob.withUnsafeBytes { raw in
-            insertKeys.bindBlob(2, borrowing: raw)
-            defer { insertKeys.reset() }
-            try insertKeys.step()
+    /// Adds a game: its moves' two-byte codes (`Moves2`, current promotion codes), its FEN
+    /// (nil from the standard start), its last position's material (`ReplayMaterial.packed`),
+    /// and the hashes of its positions.
+    mutating func add(
+        gameID: Int64, moves: [UInt8], fen: String?, final: Int64, hashes: [UInt64],
+        outcome: GameOutcome = .unknown, rating: Int? = nil
+    ) throws {
+        insertMoves.bind(1, gameID)
+        insertMoves.bind(3, fen)
+        insertMoves.bind(4, final)
+        try moves.withUnsafeBytes { raw in
+            insertMoves.bindBlob(2, borrowing: raw)
+            defer { insertMoves.reset() }
+            try insertMoves.step()
         }
         games += 1
         if incremental {
             added.append(
                 (
-                    gameID, Array(blob.prefix((PositionIndex.treeDepth + 2) * PositionIndex.keyBytes)), outcome,
+                    gameID, hashes.prefix(PositionIndex.treeDepth + 2).map(PositionIndex.key), outcome,
                     rating.map { Int32(clamping: $0) } ?? -1
                 ))
         }
@@ -313,9 +342,9 @@ struct PositionIndexWriter {
         var unknown = Set<UInt64>()
         var singles: [UInt64] = []
         for game in added {
-            try game.keys.withUnsafeBytes { raw in
+            try game.keys.withUnsafeBufferPointer { keys in
                 var failure: (any Error)?
-                PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, raw.count / PositionIndex.keyBytes) {
+                PositionTreeBuilder.forEachTreeKey(keys.baseAddress!, keys.count) {
                     _, key, next in
                     guard failure == nil else { return }
                     do {
@@ -340,39 +369,30 @@ struct PositionIndexWriter {
             unknown.subtract(unseen)
         }
         if !unseen.isEmpty {
-            var sightings = FirstSightings(capacity: unseen.count)
+            let sightings = FirstSightings(capacity: unseen.count)
             for game in added {
-                game.keys.withUnsafeBytes { raw in
-                    PositionTreeBuilder.forEachTreeKey(raw.baseAddress!, raw.count / PositionIndex.keyBytes) {
+                game.keys.withUnsafeBufferPointer { keys in
+                    PositionTreeBuilder.forEachTreeKey(keys.baseAddress!, keys.count) {
                         _, key, next in
                         guard unseen.contains(key) else { return }
-                        if let first = sightings.sight(
-                            key, game: game.id, next: next, outcome: game.outcome, elo: game.elo)
-                        {
-                            sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
-                        }
-                        if sightings.isShared(key) {
-                            sums.add(key, next, outcome: game.outcome, elo: game.elo, gameID: game.id)
-                        }
+                        sightings.sight(
+                            key, game: game.id, next: next, outcome: game.outcome, elo: game.elo, into: sums)
                     }
                 }
             }
             sightings.forEachSingle { singles.append($0) }
         }
         if !unknown.isEmpty {
-            // Who else reaches these positions: every game's keys, read once.
-            var sightings = FirstSightings(capacity: unknown.count)
-            var filter = BitSet(count: 1 << 16)
+            // Who else reaches these positions: every game's first plies, replayed once.
+            let sightings = FirstSightings(capacity: unknown.count)
+            let filter = BitSet(count: 1 << 16)
             for key in unknown { filter.insert(Int(truncatingIfNeeded: key) & 0xFFFF) }
             let results = try GameResults(db)
-            try PositionTreeBuilder.forEachGame(db) { id, blob, count in
-                PositionTreeBuilder.forEachTreeKey(blob, count) { _, key, next in
+            try PositionTreeBuilder.forEachGame(db) { id, keys, count in
+                PositionTreeBuilder.forEachTreeKey(keys, count) { _, key, next in
                     guard filter.contains(Int(truncatingIfNeeded: key) & 0xFFFF), unknown.contains(key) else { return }
                     let (outcome, elo) = results[id]
-                    if let first = sightings.sight(key, game: id, next: next, outcome: outcome, elo: elo) {
-                        sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
-                    }
-                    if sightings.isShared(key) { sums.add(key, next, outcome: outcome, elo: elo, gameID: id) }
+                    sightings.sight(key, game: id, next: next, outcome: outcome, elo: elo, into: sums)
                 }
             }
             sightings.forEachSingle { singles.append($0) }

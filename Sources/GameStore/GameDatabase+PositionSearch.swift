@@ -89,7 +89,7 @@ extension GameDatabase {
     /// and en-passant square, the way FEN equality has them), in ID order, with the first ply
     /// at which each does. Throws when the position index is missing or out of date.
     public func games(reaching position: Position) throws -> [PositionMatch] {
-        try scan(for: PositionIndex.key(position.hash), plies: Int.max).map {
+        try scan(for: position, plies: Int.max).map {
             PositionMatch(gameID: $0.id, ply: Int($0.ply))
         }
     }
@@ -114,14 +114,14 @@ extension GameDatabase {
         if rows.isEmpty {
             // No row: one game at most reaches it (more while an import is adding games): the
             // one that left the others' paths on this line, else none if the filter of single
-            // positions says so, else the keys tell.
+            // positions says so, else a replay of the games tells.
             let sightings: [Sighting]
             if let single = try singleGame(reaching: key, line: line) {
                 sightings = [single]
             } else if try !singlesMayHold(key) {
                 return ExplorerAnswer()
             } else {
-                sightings = try scan(for: key, plies: PositionIndex.treeDepth)
+                sightings = try scan(for: position, plies: PositionIndex.treeDepth)
             }
             if sightings.isEmpty { return ExplorerAnswer() }
             let results = try run { db in
@@ -241,21 +241,21 @@ extension GameDatabase {
                 // The position has rows, none for this move: no game went on this way.
                 if try edge.step() { return nil }
             }
-            guard let game,
-                let blob = try Data.fetchOne(
-                    db, sql: "SELECT Keys FROM PositionKeys WHERE GameID = ?", arguments: [game])
-            else { return nil }
-            return blob.withUnsafeBytes { raw -> Sighting? in
-                let count = raw.count / PositionIndex.keyBytes
-                guard let base = raw.baseAddress else { return nil }
-                for ply in 0..<min(count, PositionIndex.treeDepth + 1)
-                where PositionIndex.key(in: base, at: ply) == key {
-                    return Sighting(
-                        id: game, ply: Int32(ply),
-                        next: ply + 1 < count ? PositionIndex.key(in: base, at: ply + 1) : OpeningTreeBatch.ended)
-                }
-                return nil
+            guard let game else { return nil }
+            let statement = try PreparedStatement(db, "SELECT Moves, FEN FROM PositionMoves WHERE GameID = ?")
+            statement.bind(1, game)
+            let reader = PositionMovesReader()
+            guard try statement.step(), reader.start(statement.handle, fenColumn: 1) else { return nil }
+            let limit = PositionIndex.treeDepth + 2
+            var keys = [UInt64](repeating: 0, count: limit)
+            let count = keys.withUnsafeMutableBufferPointer {
+                reader.keys(statement.handle, movesColumn: 0, into: $0.baseAddress!, limit: limit)
             }
+            for ply in 0..<min(count, PositionIndex.treeDepth + 1) where keys[ply] == key {
+                return Sighting(
+                    id: game, ply: Int32(ply), next: ply + 1 < count ? keys[ply + 1] : OpeningTreeBatch.ended)
+            }
+            return nil
         }
     }
 
@@ -267,20 +267,20 @@ extension GameDatabase {
         }
     }
 
-    /// A game whose keys hold the searched key: the first ply where they do, and the key after
-    /// it (`OpeningTreeBatch.ended` when the game ends there).
+    /// A game that reaches the searched position: the first ply where it does, and the key of
+    /// the position after it (`OpeningTreeBatch.ended` when the game ends there).
     struct Sighting: Sendable {
         var id: Int64
         var ply: Int32
         var next: UInt64
     }
 
-    /// The games whose keys hold `key` within their first `plies` + 1 positions, read on every
+    /// The games that reach `position` within their first `plies` moves, replayed on every
     /// core, each part through a read-only connection of its own.
-    func scan(for key: UInt64, plies: Int) throws -> [Sighting] {
+    func scan(for position: Position, plies: Int) throws -> [Sighting] {
         let bounds = try run { db -> (Int64, Int64)? in
             try requireCurrentIndex(db)
-            let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionKeys")
+            let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionMoves")
             guard let low = row?[0] as Int64?, let high = row?[1] as Int64? else { return nil }
             return (low, high)
         }
@@ -289,6 +289,7 @@ extension GameDatabase {
         var results = [Result<[Sighting], any Error>](repeating: .success([]), count: parts)
         let path = self.path
         let timeout = options.busyTimeout
+        let target = (hash: position.hash, material: ReplayMaterial(position))
         results.withUnsafeMutableBufferPointer { output in
             let output = UncheckedSendable(output)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -297,7 +298,7 @@ extension GameDatabase {
                 let last = low + span * Int64(part + 1) / Int64(parts) - 1
                 output.value[part] = Result {
                     try GameDatabase.scan(
-                        for: key, plies: plies, path: path, busyTimeout: timeout, from: first, to: last)
+                        for: target, plies: plies, path: path, busyTimeout: timeout, from: first, to: last)
                 }
             }
         }
@@ -305,7 +306,8 @@ extension GameDatabase {
     }
 
     static func scan(
-        for key: UInt64, plies: Int, path: String, busyTimeout: Double, from low: Int64, to high: Int64
+        for target: (hash: UInt64, material: ReplayMaterial), plies: Int, path: String, busyTimeout: Double,
+        from low: Int64, to high: Int64
     ) throws -> [Sighting] {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
@@ -321,33 +323,24 @@ extension GameDatabase {
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
         let prepared = sqlite3_prepare_v2(
-            connection, "SELECT GameID, Keys FROM PositionKeys WHERE GameID BETWEEN ?1 AND ?2", -1, &statement, nil)
+            connection, "SELECT GameID, Final, Moves, FEN FROM PositionMoves WHERE GameID BETWEEN ?1 AND ?2", -1,
+            &statement, nil)
         guard prepared == SQLITE_OK else { throw failure(prepared) }
         sqlite3_bind_int64(statement, 1, low)
         sqlite3_bind_int64(statement, 2, high)
         var found: [Sighting] = []
-        // The first 4 bytes of the key, compared first.
-        let low32 = UInt32(truncatingIfNeeded: key)
+        let reader = PositionMovesReader()
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw failure(step) }
-            let count = Int(sqlite3_column_bytes(statement, 1)) / PositionIndex.keyBytes
-            guard count > 0, let blob = sqlite3_column_blob(statement, 1) else { continue }
-            let end = plies == Int.max ? count : min(count, plies + 1)
-            var ply = 0
-            while ply < end {
-                if blob.loadUnaligned(fromByteOffset: ply * PositionIndex.keyBytes, as: UInt32.self).littleEndian
-                    == low32 && PositionIndex.key(in: blob, at: ply) == key
-                {
-                    found.append(
-                        Sighting(
-                            id: sqlite3_column_int64(statement, 0), ply: Int32(ply),
-                            next: ply + 1 < count ? PositionIndex.key(in: blob, at: ply + 1) : OpeningTreeBatch.ended))
-                    break
-                }
-                ply += 1
-            }
+            // Material only goes down: a game that ends with more than the position's never had it.
+            guard target.material.mayReach(ReplayMaterial(packed: sqlite3_column_int64(statement, 1))),
+                reader.start(statement, fenColumn: 3),
+                let (ply, next) = reader.find(
+                    target.hash, material: target.material, statement, movesColumn: 2, plies: plies)
+            else { continue }
+            found.append(Sighting(id: sqlite3_column_int64(statement, 0), ply: Int32(ply), next: next))
         }
         return found
     }

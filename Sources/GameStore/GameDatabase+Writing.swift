@@ -313,7 +313,9 @@ extension GameDatabase {
                 }
                 if positionIndex != nil {
                     try positionIndex!.add(
-                        gameID: gameID, hashes: game.positionHashes, outcome: GameOutcome(result: game.result),
+                        gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
+                        hashes: game.positionHashes,
+                        outcome: GameOutcome(result: game.result),
                         rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
                 }
                 report.stored += 1

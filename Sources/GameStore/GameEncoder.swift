@@ -34,6 +34,8 @@ public struct EncodedGame: Sendable {
     /// The Zobrist hashes of the mainline's positions, from the start position on (for the
     /// position index).
     public var positionHashes: [UInt64] = []
+    /// The material of the mainline's last position, packed (for the position index).
+    var finalMaterial: Int64 = 0
     /// The tags no column holds (`Opening`, `Termination`, `Annotator`, `UTCDate` …) as PGN tag
     /// pairs, one a line, in the game's order, UTF-8; empty when there are none.
     public var otherTagBytes: [UInt8] = []
@@ -377,6 +379,7 @@ public enum GameEncoder {
         game.moves = moves
         game.moves2 = moves2
         game.positionHashes = hashes
+        game.finalMaterial = ReplayMaterial(position).packed
         game.whiteMaterial = whiteMaterial
         game.blackMaterial = blackMaterial
         game.pawnHome = pawnHome(position)

@@ -176,9 +176,9 @@ public enum MovesBlob {
         return elements
     }
 
-    /// Calls `body` with the position after each move of the mainline (variations, comments
-    /// and NAGs skipped, their moves not read); false when the blob cannot be read.
-    static func walkMainline(_ blob: [UInt8], from start: Position, _ body: (Position) -> Void) -> Bool {
+    /// Calls `body` with each move of the mainline and the position after it (variations,
+    /// comments and NAGs skipped, their moves not read); false when the blob cannot be read.
+    static func walkMainline(_ blob: [UInt8], from start: Position, _ body: (Move, Position) -> Void) -> Bool {
         var position = start
         var depth = 0
         var i = 0
@@ -199,7 +199,7 @@ public enum MovesBlob {
                 if depth == 0 {
                     guard let move = MoveOrder.move(at: Int(byte), in: position) else { return false }
                     position.play(move)
-                    body(position)
+                    body(move, position)
                 }
             }
             i += 1

@@ -1,3 +1,4 @@
+import CStorageShims
 import ChessCore
 import Foundation
 import GRDB
@@ -13,38 +14,40 @@ import GRDB
 /// them). Among the 25 million distinct positions of the first 40 plies of a million games,
 /// another position shares a given key about once in 10 million searches.
 ///
-/// - `PositionKeys`: one row per game, the keys of its mainline positions from the start,
-///   6 bytes each. A search reads them all, on every core.
+/// - `PositionMoves`: one row per game, its mainline's moves as two-byte codes (`Moves2.code`,
+///   the way ocgdb's `Moves2` has them), its starting FEN when it has one, and the material of
+///   its last position (`ReplayMaterial.packed`). A search replays them on every core
+///   (`MovesReplay`): not a game whose last position has more material than the position
+///   searched, and not past the move where a game's material or pawns fell below it. The index's own copy, so that it does
+///   not depend on which move columns a file has or on what other programs write in them.
 /// - `PositionTree`: the positions of the first `treeDepth` plies that at least two games
 ///   reach, one row per position and what came next (the next position's key, -1 where games
 ///   ended), with the number of games, their results, and the best-rated of them. A position
 ///   one game reaches has no row (most of them: each game soon leaves the others' paths); the
 ///   explorer finds that game, if any, from the row of the position before (the one move that
-///   left the others' paths), else in `PositionKeys`.
+///   left the others' paths), else by replaying `PositionMoves`.
 /// - `PositionSingles`: a Bloom filter of the keys of the positions of the first `treeDepth`
 ///   plies that one game reaches, in blocks of 4 KB (16 bits a key): a key it does not hold is reached by no
-///   game (a novelty), answered without reading the keys.
+///   game (a novelty), answered without replaying the games.
 /// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
 ///   index still describes the games: triggers on `Games` count every insert, delete and change
 ///   of moves, start position, result or ratings by any program (`Changes`); pgn-lsp sets
 ///   `Indexed` to that count whenever it brought the index up to date. An import writes the
-///   keys as it goes and the tree at its end: meanwhile `Updater` holds its process ID, and
+///   moves as it goes and the tree at its end: meanwhile `Updater` holds its process ID, and
 ///   readers see the index as being updated.
 public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 4
-    /// Bytes per key in `PositionKeys`.
-    static let keyBytes = 6
+    static let version = 5
     /// `Next` of the tree rows of games that ended in the position.
     static let ended: Int64 = -1
 
-    static let tables = ["PositionKeys", "PositionTree", "PositionSingles", "PositionIndexState"]
+    static let tables = ["PositionMoves", "PositionTree", "PositionSingles", "PositionIndexState"]
     static let triggers = ["PositionIndexGameAdded", "PositionIndexGameRemoved", "PositionIndexGameChanged"]
 
     static let schemaSQL = """
-        CREATE TABLE PositionKeys (GameID INTEGER PRIMARY KEY, Keys BLOB NOT NULL);
+        CREATE TABLE PositionMoves (GameID INTEGER PRIMARY KEY, Moves BLOB NOT NULL, FEN TEXT, Final INTEGER NOT NULL);
         CREATE TABLE PositionTree (
             Position INTEGER NOT NULL,
             Next INTEGER NOT NULL,
@@ -70,29 +73,15 @@ public enum PositionIndex {
             BEGIN UPDATE PositionIndexState SET Changes = Changes + 1; END;
         """
 
+    /// Tables of earlier layouts, dropped with the index.
+    static let formerTables = ["PositionKeys"]
+
     static let dropSQL =
         triggers.map { "DROP TRIGGER IF EXISTS \($0);" }.joined(separator: "\n") + "\n"
-        + tables.map { "DROP TABLE IF EXISTS \($0);" }.joined(separator: "\n")
+        + (tables + formerTables).map { "DROP TABLE IF EXISTS \($0);" }.joined(separator: "\n")
 
     /// The key of a position.
     @inline(__always) public static func key(_ hash: UInt64) -> UInt64 { hash >> 16 }
-
-    /// The keys of a game's positions as `PositionKeys` holds them.
-    static func appendKeys(_ hashes: [UInt64], to blob: inout [UInt8]) {
-        blob.removeAll(keepingCapacity: true)
-        for hash in hashes {
-            let key = self.key(hash)
-            for shift in stride(from: 0, to: 48, by: 8) { blob.append(UInt8(truncatingIfNeeded: key >> UInt64(shift))) }
-        }
-    }
-
-    /// The key at `index` of a `PositionKeys` blob.
-    @inline(__always) static func key(in blob: UnsafeRawPointer, at index: Int) -> UInt64 {
-        let offset = index * keyBytes
-        let low = UInt64(blob.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-        let high = UInt64(blob.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self).littleEndian)
-        return low | high << 32
-    }
 
     /// The rating that ranks a game: the mean of both ratings, or the one there is; nil without.
     static func rating(white: Int?, black: Int?) -> Int? {
@@ -259,12 +248,15 @@ extension PositionIndex {
     }
 }
 
-/// A Bloom filter in blocks of 4 KB, all of a key's bits in one block (`PositionSingles`).
+/// A Bloom filter of the positions of the tree's plies (`PositionSingles`), in blocks of 4 KB
+/// (a row each), all of a key's bits in one 64-byte line of its block: one cache miss a key
+/// while it is built.
 struct SinglesFilter {
     static let blockBytes = 4096
-    static let probes = 11
+    static let lineBytes = 64
+    static let probes = 10
     /// About 16 bits per key: a key never added is taken for one about once in 1,000 (each such
-    /// time the explorer reads every game's keys, a quarter of a second at a million games).
+    /// time the explorer replays every game, a quarter of a second at a million games).
     static func blocks(forKeys count: Int) -> Int { max(16, (count * 16 + blockBytes * 8 - 1) / (blockBytes * 8)) }
 
     /// The block of a key: by its high bits, so that keys in order fill blocks in order (the
@@ -273,13 +265,16 @@ struct SinglesFilter {
         Int(truncatingIfNeeded: ((key >> 16) &* UInt64(blocks)) >> 32)
     }
 
-    /// Calls `body` with the byte and bit of each of the key's probes in its block.
+    /// Calls `body` with the byte and bit of each of the key's probes in its block: all in
+    /// the line the key's low bits choose, 9 bits of two products of the key each.
     @inline(__always) static func forEachBit(of key: UInt64, _ body: (Int, UInt8) -> Void) {
-        var mix = key &* 0x9E37_79B9_7F4A_7C15
-        for _ in 0..<probes {
-            mix = (mix ^ (mix >> 29)) &* 0xBF58_476D_1CE4_E5B9
-            let bit = Int(truncatingIfNeeded: mix >> 49)  // 15 bits: 0 ..< 32768
-            body(bit >> 3, 1 << UInt8(bit & 7))
+        let line = Int(truncatingIfNeeded: key & 63) * lineBytes
+        let first = key &* 0x9E37_79B9_7F4A_7C15
+        let second = key &* 0xBF58_476D_1CE4_E5B9
+        for probe in 0..<probes {
+            let bits = probe < 7 ? first >> UInt64(64 - 9 * (probe + 1)) : second >> UInt64(64 - 9 * (probe - 6))
+            let bit = Int(truncatingIfNeeded: bits & 511)
+            body(line + bit >> 3, 1 << UInt8(bit & 7))
         }
     }
 
@@ -294,26 +289,48 @@ struct SinglesFilter {
         forEachBit(of: key) { byte, mask in block[byte] |= mask }
     }
 
+}
+
+/// The blocks of a range of the filter, in memory while the tree's builder makes them.
+final class SinglesFilterPart {
     let blocks: Int
-    /// The blocks held in memory: `range` of the whole filter.
+    /// The blocks held: `range` of the whole filter.
     let range: Range<Int>
-    private var bits: [UInt8]
+    private let table: LargeTable
 
     init(blocks: Int, range: Range<Int>? = nil) {
         self.blocks = blocks
         self.range = range ?? 0..<blocks
-        bits = Array(repeating: 0, count: self.range.count * SinglesFilter.blockBytes)
+        table = LargeTable(bytes: self.range.count * SinglesFilter.blockBytes)
     }
 
-    /// Adds a key of a block in `range`.
-    mutating func insert(_ key: UInt64) {
-        let block = SinglesFilter.block(of: key, blocks: blocks)
-        guard range.contains(block) else { return }
-        let start = (block - range.lowerBound) * SinglesFilter.blockBytes
-        bits.withUnsafeMutableBytes { raw in
-            SinglesFilter.insert(
-                key, into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<start + SinglesFilter.blockBytes]))
+    /// Whether the key's block is in `range`.
+    @inline(__always) func holdsBlock(of key: UInt64) -> Bool {
+        range.contains(SinglesFilter.block(of: key, blocks: blocks))
+    }
+
+    /// The address of the key's line, to prefetch.
+    @inline(__always) func line(of key: UInt64) -> UnsafeRawPointer {
+        UnsafeRawPointer(
+            table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
+                + Int(truncatingIfNeeded: key & 63) * SinglesFilter.lineBytes)
+    }
+
+    /// Adds a key of a block in `range`; returns whether the filter held it already (or took
+    /// it for one it held).
+    @inline(__always) @discardableResult
+    func insert(_ key: UInt64) -> Bool {
+        let block = table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
+        var held = true
+        SinglesFilter.forEachBit(of: key) { byte, mask in
+            let address = block + byte
+            let value = address.load(as: UInt8.self)
+            if value & mask == 0 {
+                held = false
+                address.storeBytes(of: value | mask, as: UInt8.self)
+            }
         }
+        return held
     }
 
     /// Writes the blocks of `range` that hold a key (the table emptied, and the number of
@@ -324,19 +341,40 @@ struct SinglesFilter {
             try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])
         }
         let insert = try PreparedStatement(db, "INSERT INTO PositionSingles (Block, Bits) VALUES (?, ?)")
-        try bits.withUnsafeBytes { raw in
-            for block in range {
-                let offset = (block - range.lowerBound) * SinglesFilter.blockBytes
-                let bytes = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + SinglesFilter.blockBytes])
-                guard bytes.contains(where: { $0 != 0 }) else { continue }
-                insert.bind(1, Int64(block))
-                insert.bindBlob(2, borrowing: bytes)
-                defer { insert.reset() }
-                try insert.step()
-            }
+        for block in range {
+            let bytes = UnsafeRawBufferPointer(
+                start: table.base + (block - range.lowerBound) * SinglesFilter.blockBytes,
+                count: SinglesFilter.blockBytes)
+            guard bytes.contains(where: { $0 != 0 }) else { continue }
+            insert.bind(1, Int64(block))
+            insert.bindBlob(2, borrowing: bytes)
+            defer { insert.reset() }
+            try insert.step()
+        }
+    }
+}
+
+/// Zeroed memory read and written at random (`SinglesFilterPart`, `BitSet`): on huge pages
+/// where the system has them, so that its pages do not each cost a TLB miss.
+final class LargeTable: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    private let huge: Bool
+
+    init(bytes: Int) {
+        if let table = cstorage_allocate_table(UInt(max(bytes, 8))) {
+            base = table
+            huge = true
+        } else {
+            base = .allocate(byteCount: max(bytes, 8), alignment: 64)
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: max(bytes, 8))
+            huge = false
         }
     }
 
+    deinit { if huge { cstorage_free_table(base) } else { base.deallocate() } }
+}
+
+extension SinglesFilter {
     /// Whether the filter in the file may hold `key` (false: no game reaches its position).
     static func mayHold(_ key: UInt64, blocks: Int, _ db: Database) throws -> Bool {
         guard blocks > 0 else { return true }

@@ -1,86 +1,97 @@
+import CStorageShims
 import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Builds `PositionTree` from `PositionKeys` and the games' results and ratings, in memory
-/// bounded whatever the number of games.
+/// Builds `PositionTree` and `PositionSingles` from `PositionMoves` and the games' results and
+/// ratings, in memory bounded whatever the number of games.
 ///
-/// Two readings of the keys: the first marks, in a bit set, the keys seen once and the keys
-/// seen again (by another game); the second adds up, for the keys seen again only, each game's
-/// continuation. A key whose bit it shares with another key may be taken for one seen again:
-/// it is then found to be reached by one game and gets no row. When the keys seen again are
-/// too many for memory, the second reading is done once per range of keys.
+/// Two replays of the games' first plies. The first adds every key to the filter (sized for as
+/// many keys as there are positions in the tree's plies), and marks in a bit set the keys the
+/// filter already held (seen again, or taken for one seen). The second adds up, for the
+/// marked keys only, each game's continuation; a marked key one game reaches gets no row. When
+/// the filter or the marked keys are too many for memory, they are done once per range of
+/// keys. Both replays fetch a game's lines of the filter or words of the bit set before they
+/// use them: their misses overlap instead of following one another.
 enum PositionTreeBuilder {
-    /// Memory for one reading's sightings (about 43 bytes a key), and half of it for its
-    /// blocks of the filter; the sums take 6 MB more.
-    static let memoryBudget = 64 << 20
+    /// Memory for the filter's blocks of one range of keys.
+    static let filterBudget = 96 << 20
+    /// Memory for one range's sightings (32 bytes a slot, at most three quarters of them
+    /// used); the sums take 6 MB more.
+    static let sightingsBudget = 128 << 20
     /// Rows summed in memory before they are added to the table's.
     static let rowsInMemory = 65_536
 
-    /// Replaces the tree's rows; `db` is in a transaction.
+    /// Replaces the tree's rows and the filter; `db` is in a transaction.
     static func rebuild(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM PositionTree")
-        let results = try GameResults(db)
-        let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionKeys") ?? 0
+        let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionMoves") ?? 0
         if games == 0 { return }
-        let occurrences = games * (PositionIndex.treeDepth + 1)
-        // About 8 bits per key read, at most 64 MB a set.
+        let results = try GameResults(db)
+        let plies = PositionIndex.treeDepth + 1
+        let blocks = SinglesFilter.blocks(forKeys: games * plies)
+        let parts = (blocks * SinglesFilter.blockBytes + filterBudget - 1) / filterBudget
+        // About 64 bits a game (of 41 positions, a few of them shared): few keys one game
+        // reaches share a bit with a marked one.
         var bits = 1 << 20
-        while bits < occurrences * 8 && bits < 1 << 29 { bits <<= 1 }
-        var seenTwice = BitSet(count: bits)
-        var distinct = 0
-        do {
-            var seen = BitSet(count: bits)
-            try forEachGame(db) { _, blob, count in
-                forEachTreeKey(blob, count) { _, key, _ in
-                    let bit = Int(truncatingIfNeeded: key) & (bits - 1)
-                    if seen.contains(bit) { seenTwice.insert(bit) } else { seen.insert(bit) }
-                }
-            }
-            distinct = seen.count
-        }
-        let candidates = seenTwice.count
-        // A bit seen twice stands for more than one key when keys share bits: about as many
-        // more as each bit has keys.
-        let sighted = candidates + candidates * distinct / bits + 1
-        let blocks = SinglesFilter.blocks(forKeys: distinct)
-        // Each reading follows a range of keys: its sightings, sums and filter blocks within
-        // the memory budget.
-        let perReading = max(1, memoryBudget / 64)
-        let parts = max(
-            (sighted + perReading - 1) / perReading,
-            (blocks * SinglesFilter.blockBytes + memoryBudget / 2 - 1) / (memoryBudget / 2))
+        while bits < games * 64 / parts && bits < 1 << 28 { bits <<= 1 }
         for part in 0..<parts {
-            // Keys in order: a reading takes the keys of a range of the filter's blocks.
-            func inPart(_ key: UInt64) -> Bool { SinglesFilter.block(of: key, blocks: blocks) * parts / blocks == part }
-            var firsts = FirstSightings(capacity: sighted / parts + 16)
+            // Keys in order: a range of the filter's blocks is a range of keys.
+            let range = ((part * blocks + parts - 1) / parts)..<(((part + 1) * blocks + parts - 1) / parts)
+            let marked = BitSet(count: bits)
+            do {
+                let filter = SinglesFilterPart(blocks: blocks, range: range)
+                try forEachGame(db) { _, keys, count in
+                    for ply in 0..<min(count, plies) where filter.holdsBlock(of: keys[ply]) {
+                        cstorage_prefetch(filter.line(of: keys[ply]))
+                    }
+                    forEachTreeKey(keys, count) { _, key, _ in
+                        guard filter.holdsBlock(of: key) else { return }
+                        if filter.insert(key) { marked.insert(Int(truncatingIfNeeded: key) & (bits - 1)) }
+                    }
+                }
+                try filter.write(db)
+            }
+            try sumMarked(
+                db, marked, bits: bits, distinct: games * plies / parts, blocks: blocks, range: range,
+                results: results)
+        }
+    }
+
+    /// Adds up the rows of the keys of `range` whose bit `marked` holds: one replay per range of
+    /// keys whose sightings fit in memory.
+    static func sumMarked(
+        _ db: Database, _ marked: BitSet, bits: Int, distinct: Int, blocks: Int, range: Range<Int>,
+        results: GameResults
+    ) throws {
+        // A marked bit stands for one key or more: the keys seen again, and the keys of the range
+        // that share their bit.
+        let count = marked.count
+        let sighted = count + distinct * count / bits + 16
+        let perReplay = max(1, sightingsBudget / 32 * 3 / 4)
+        let parts = (sighted + perReplay - 1) / perReplay
+        for part in 0..<parts {
+            func inPart(_ key: UInt64) -> Bool {
+                let block = SinglesFilter.block(of: key, blocks: blocks)
+                return range.contains(block) && (block - range.lowerBound) * parts / range.count == part
+            }
+            let firsts = FirstSightings(capacity: sighted / parts + 16)
             var sums = OpeningTreeBatch(capacity: rowsInMemory)
-            var singles = SinglesFilter(
-                blocks: blocks,
-                range: ((part * blocks + parts - 1) / parts)..<(((part + 1) * blocks + parts - 1) / parts))
-            try forEachGame(db) { id, blob, count in
+            try forEachGame(db) { id, keys, count in
+                for ply in 0..<min(count, PositionIndex.treeDepth + 1) {
+                    cstorage_prefetch(marked.word(of: Int(truncatingIfNeeded: keys[ply]) & (bits - 1)))
+                }
                 let (outcome, elo) = results[id]
-                forEachTreeKey(blob, count) { _, key, next in
-                    guard inPart(key) else { return }
-                    guard seenTwice.contains(Int(truncatingIfNeeded: key) & (bits - 1)) else {
-                        singles.insert(key)
-                        return
-                    }
-                    if let first = firsts.sight(key, game: id, next: next, outcome: outcome, elo: elo) {
-                        sums.add(key, first.next, outcome: first.outcome, elo: first.elo, gameID: first.game)
-                    }
-                    if firsts.isShared(key) {
-                        sums.add(key, next, outcome: outcome, elo: elo, gameID: id)
-                    }
+                forEachTreeKey(keys, count) { _, key, next in
+                    guard marked.contains(Int(truncatingIfNeeded: key) & (bits - 1)), inPart(key) else { return }
+                    firsts.sight(key, game: id, next: next, outcome: outcome, elo: elo, into: sums)
                 }
                 if sums.count >= rowsInMemory {
                     try PositionIndexWriter.upsert(sums, db)
                     sums = OpeningTreeBatch(capacity: rowsInMemory)
                 }
             }
-            firsts.forEachSingle { singles.insert($0) }
             try PositionIndexWriter.upsert(sums, db)
-            try singles.write(db)
         }
     }
 
@@ -100,24 +111,24 @@ enum PositionTreeBuilder {
         }
     }
 
-    /// Calls `body` with each key of the tree's plies in a game's blob, a position the game
-    /// reaches again counted once (with the move played the first time), with its ply and the
-    /// next position's key (`OpeningTreeBatch.ended` after the last).
+    /// Calls `body` with each key of the tree's plies among a game's first keys, a position
+    /// the game reaches again counted once (with the move played the first time), with its ply
+    /// and the next position's key (`OpeningTreeBatch.ended` after the last). `keys` holds
+    /// `count` keys: the game's positions from its start, up to `treeDepth` + 2 of them.
     @inline(__always)
     static func forEachTreeKey(
-        _ blob: UnsafeRawPointer, _ count: Int, _ body: (_ ply: Int, _ key: UInt64, _ next: UInt64) -> Void
+        _ keys: UnsafePointer<UInt64>, _ count: Int, _ body: (_ ply: Int, _ key: UInt64, _ next: UInt64) -> Void
     ) {
         let last = min(PositionIndex.treeDepth, count - 1)
         guard last >= 0 else { return }
-        var next = PositionIndex.key(in: blob, at: 0)
         for ply in 0...last {
-            let key = next
-            next = ply + 1 < count ? PositionIndex.key(in: blob, at: ply + 1) : OpeningTreeBatch.ended
+            let key = keys[ply]
+            let next = ply + 1 < count ? keys[ply + 1] : OpeningTreeBatch.ended
             // A position comes back only with the same side to move, at least 4 plies later.
             var earlier = ply - 4
             var repeated = false
             while earlier >= 0 {
-                if PositionIndex.key(in: blob, at: earlier) == key {
+                if keys[earlier] == key {
                     repeated = true
                     break
                 }
@@ -127,15 +138,20 @@ enum PositionTreeBuilder {
         }
     }
 
-    /// Reads every row of `PositionKeys` in ID order through the connection of `db`.
+    /// Replays every row of `PositionMoves` in ID order, through the connection of `db`, and
+    /// calls `body` with the keys of each game's first `treeDepth` + 2 positions.
     static func forEachGame(
-        _ db: Database, _ body: (_ id: Int64, _ blob: UnsafeRawPointer, _ count: Int) throws -> Void
+        _ db: Database, _ body: (_ id: Int64, _ keys: UnsafePointer<UInt64>, _ count: Int) throws -> Void
     ) throws {
-        let statement = try PreparedStatement(db, "SELECT GameID, Keys FROM PositionKeys ORDER BY GameID")
+        let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
+        let reader = PositionMovesReader()
+        let limit = PositionIndex.treeDepth + 2
+        let keys = UnsafeMutablePointer<UInt64>.allocate(capacity: limit)
+        defer { keys.deallocate() }
         while try statement.step() {
-            let count = Int(sqlite3_column_bytes(statement.handle, 1)) / PositionIndex.keyBytes
-            guard count > 0, let blob = sqlite3_column_blob(statement.handle, 1) else { continue }
-            try body(statement.int64(column: 0), blob, count)
+            guard reader.start(statement.handle, fenColumn: 2) else { continue }
+            let count = reader.keys(statement.handle, movesColumn: 1, into: keys, limit: limit)
+            try body(statement.int64(column: 0), keys, count)
         }
     }
 }
@@ -187,21 +203,30 @@ struct GameResults {
 }
 
 /// A fixed number of bits.
-struct BitSet {
-    private var words: [UInt64]
+final class BitSet {
+    private let table: LargeTable
+    private let words: UnsafeMutablePointer<UInt64>
+    private let wordCount: Int
 
-    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    init(count: Int) {
+        wordCount = (count + 63) / 64
+        table = LargeTable(bytes: wordCount * 8)
+        words = table.base.bindMemory(to: UInt64.self, capacity: wordCount)
+    }
 
     @inline(__always) func contains(_ bit: Int) -> Bool { words[bit >> 6] & (1 << UInt64(bit & 63)) != 0 }
 
-    @inline(__always) mutating func insert(_ bit: Int) { words[bit >> 6] |= 1 << UInt64(bit & 63) }
+    @inline(__always) func insert(_ bit: Int) { words[bit >> 6] |= 1 << UInt64(bit & 63) }
 
-    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+    /// The address of the bit's word, to prefetch.
+    @inline(__always) func word(of bit: Int) -> UnsafeRawPointer { UnsafeRawPointer(words + (bit >> 6)) }
+
+    var count: Int { (0..<wordCount).reduce(0) { $0 + words[$1].nonzeroBitCount } }
 }
 
 /// For each key: the first game seen at it (its continuation, outcome and rating), and whether
 /// another game was seen there since. 32 bytes an entry, in one block of memory.
-struct FirstSightings {
+final class FirstSightings {
     struct Entry {
         /// The key + 1 (0 marks a free slot).
         var stored: UInt64
@@ -216,15 +241,24 @@ struct FirstSightings {
         var elo: Int32 { Int32(packed >> 3) - 1 }
     }
 
-    private var entries: [Entry]
-    private var mask: Int
-    private(set) var count = 0
+    // One builder's, on one thread: no run-time checks of exclusive access.
+    @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) private var mask: Int
+    @exclusivity(unchecked) private(set) var count = 0
 
     init(capacity: Int) {
         var size = 16
         while size * 3 < capacity * 4 { size <<= 1 }
         mask = size - 1
-        entries = Array(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: size)
+        entries = FirstSightings.allocate(size)
+    }
+
+    deinit { entries.deallocate() }
+
+    private static func allocate(_ size: Int) -> UnsafeMutablePointer<Entry> {
+        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: size)
+        entries.initialize(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: size)
+        return entries
     }
 
     @inline(__always) private func slot(_ key: UInt64) -> Int {
@@ -233,34 +267,40 @@ struct FirstSightings {
         return index
     }
 
-    /// Notes a game at `key`; returns the first game's sighting when this is the first time
-    /// another game is seen there (its row is then due too).
-    mutating func sight(_ key: UInt64, game: Int64, next: UInt64, outcome: GameOutcome, elo: Int32) -> Entry? {
+    /// Notes a game at `key`, and adds to `sums` the rows that are due: this game's when
+    /// another was seen there before, and the first game's too the first time.
+    @inline(__always)
+    func sight(
+        _ key: UInt64, game: Int64, next: UInt64, outcome: GameOutcome, elo: Int32, into sums: OpeningTreeBatch
+    ) {
         if (count + 1) * 4 > (mask + 1) * 3 { grow() }
         let index = slot(key)
         let entry = entries[index]
-        guard entry.stored != 0 else {
+        if entry.stored == 0 {
             entries[index] = Entry(
                 stored: key &+ 1, game: game, next: next, packed: outcome.code | UInt32(max(0, Int(elo) + 1)) << 3)
             count += 1
-            return nil
+            return
         }
-        if entry.shared || entry.game == game { return nil }
-        entries[index].packed |= 4
-        return entry
+        if !entry.shared {
+            guard entry.game != game else { return }
+            entries[index].packed |= 4
+            sums.add(key, entry.next, outcome: entry.outcome, elo: entry.elo, gameID: entry.game)
+        }
+        sums.add(key, next, outcome: outcome, elo: elo, gameID: game)
     }
-
-    func isShared(_ key: UInt64) -> Bool { entries[slot(key)].shared }
 
     /// Calls `body` with each key one game only was seen at.
     func forEachSingle(_ body: (UInt64) -> Void) {
-        for entry in entries where entry.stored != 0 && !entry.shared { body(entry.key) }
+        for index in 0...mask where entries[index].stored != 0 && !entries[index].shared { body(entries[index].key) }
     }
 
-    private mutating func grow() {
+    private func grow() {
         let old = entries
-        mask = old.count * 2 - 1
-        entries = Array(repeating: Entry(stored: 0, game: 0, next: 0, packed: 0), count: old.count * 2)
-        for entry in old where entry.stored != 0 { entries[slot(entry.key)] = entry }
+        let oldSize = mask + 1
+        mask = oldSize * 2 - 1
+        entries = FirstSightings.allocate(oldSize * 2)
+        for index in 0..<oldSize where old[index].stored != 0 { entries[slot(old[index].key)] = old[index] }
+        old.deallocate()
     }
 }

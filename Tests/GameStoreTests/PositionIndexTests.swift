@@ -23,7 +23,7 @@ final class PositionIndexTests: XCTestCase {
     func indexRows(_ path: String) throws -> IndexRows {
         try DatabaseQueue(path: path).read { db in
             var rows = IndexRows()
-            for row in try Row.fetchAll(db, sql: "SELECT GameID, Keys FROM PositionKeys") {
+            for row in try Row.fetchAll(db, sql: "SELECT GameID, Moves FROM PositionMoves") {
                 rows.keys[row[0]] = Array(row[1] as Data)
             }
             rows.tree = try Row.fetchAll(
@@ -222,7 +222,7 @@ final class PositionIndexTests: XCTestCase {
         XCTAssertEqual(try database.explore(Position(fen: "\(alekhine) -")).ended, 1)
     }
 
-    func testPositionsBeyondTheTreeAreFoundByTheirKeys() throws {
+    func testPositionsBeyondTheTreeAreFoundByReplayingTheGames() throws {
         // 60 plies of knights going back and forth, then a pawn move; another game reaches the
         // position after that move at once.
         let shuffle = (0..<30).map { k in k % 2 == 0 ? "\(k + 1). Nf3 Nf6" : "\(k + 1). Ng1 Ng8" }
@@ -325,6 +325,8 @@ final class PositionIndexTests: XCTestCase {
             ("DROP TRIGGER PositionIndexGameRemoved", "the triggers that follow changes to the games are gone"),
             ("DROP TABLE PositionTree", "some of its tables are missing"),
             ("DELETE FROM PositionIndexState", "its state is missing"),
+            // The layout before moves replaced keys.
+            ("CREATE TABLE PositionKeys (GameID INTEGER PRIMARY KEY, Keys BLOB NOT NULL)", "made by another version of pgn-lsp"),
         ]
         for (sql, reason) in damages {
             try execute(path, sql)

@@ -2,7 +2,8 @@
 #define CSTORAGESHIMS_H
 
 // The C calls GameStore needs and Swift cannot make: SQLite's variadic sqlite3_config
-// (sqlite_config.c), Linux's sync_file_range (writeback.c) and glibc's malloc_trim (memory.c).
+// (sqlite_config.c), Linux's sync_file_range (writeback.c), glibc's malloc_trim, huge pages and
+// prefetching (memory.c).
 
 /// Sets SQLite's process-wide options before its first use: multi-thread mode (each
 /// connection is used by one thread at a time, so SQLite need not lock on every call) and no
@@ -19,5 +20,15 @@ int cstorage_start_writeback(const char *path);
 /// Gives the memory the allocator holds free back to the system (glibc; does nothing
 /// elsewhere), so that work after a large one does not add to its peak.
 void cstorage_release_free_memory(void);
+
+/// Zeroed memory for a large table read and written at random (a filter, a bit set): aligned
+/// and marked for huge pages (Linux), so that its pages do not each cost a TLB miss. NULL when
+/// the memory cannot be had. Freed with `cstorage_free_table`.
+void *cstorage_allocate_table(unsigned long bytes);
+
+void cstorage_free_table(void *table);
+
+/// Asks the processor to bring `address`'s cache line in, for a write soon.
+static inline void cstorage_prefetch(const void *address) { __builtin_prefetch(address, 1, 0); }
 
 #endif
