@@ -13,7 +13,7 @@ public enum PositionIndexStatus: Sendable, Equatable, CustomStringConvertible {
     /// It has one that no longer describes the games: another program changed them since, or
     /// it was made by another version of pgn-lsp.
     case stale(reason: String)
-    /// An import (in this or another process) is adding games: their keys are in, their
+    /// An import (in this or another process) is adding games: their moves are in, their
     /// opening-tree counts come at its end.
     case updating
     case current

@@ -97,7 +97,7 @@ extension GameDatabase {
     /// What the opening tree holds for `position`: the games that reached it within their
     /// first `PositionIndex.treeDepth` plies. `line` holds the positions before it in the
     /// game at hand, from its start (optional): a position one game reaches is then found from
-    /// the last one before it that several games reach, without reading every game's keys.
+    /// the last one before it that several games reach, without replaying every game.
     /// Throws when the position index is missing or out of date.
     public func explore(_ position: Position, line: [Position] = []) throws -> ExplorerAnswer {
         let key = PositionIndex.key(position.hash)

@@ -27,8 +27,8 @@ import GRDB
 ///   explorer finds that game, if any, from the row of the position before (the one move that
 ///   left the others' paths), else by replaying `PositionMoves`.
 /// - `PositionSingles`: a Bloom filter of the keys of the positions of the first `treeDepth`
-///   plies that one game reaches, in blocks of 4 KB (16 bits a key): a key it does not hold is reached by no
-///   game (a novelty), answered without replaying the games.
+///   plies, in blocks of 4 KB (16 bits a key). Asked only for positions without rows: a key
+///   it does not hold is reached by no game (a novelty), answered without replaying the games.
 /// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
 ///   index still describes the games: triggers on `Games` count every insert, delete and change
 ///   of moves, start position, result or ratings by any program (`Changes`); pgn-lsp sets
@@ -320,7 +320,8 @@ final class SinglesFilterPart {
     /// it for one it held).
     @inline(__always) @discardableResult
     func insert(_ key: UInt64) -> Bool {
-        let block = table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
+        let block =
+            table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
         var held = true
         SinglesFilter.forEachBit(of: key) { byte, mask in
             let address = block + byte

@@ -326,7 +326,10 @@ final class PositionIndexTests: XCTestCase {
             ("DROP TABLE PositionTree", "some of its tables are missing"),
             ("DELETE FROM PositionIndexState", "its state is missing"),
             // The layout before moves replaced keys.
-            ("CREATE TABLE PositionKeys (GameID INTEGER PRIMARY KEY, Keys BLOB NOT NULL)", "made by another version of pgn-lsp"),
+            (
+                "CREATE TABLE PositionKeys (GameID INTEGER PRIMARY KEY, Keys BLOB NOT NULL)",
+                "made by another version of pgn-lsp"
+            ),
         ]
         for (sql, reason) in damages {
             try execute(path, sql)

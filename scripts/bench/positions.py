@@ -17,9 +17,9 @@ For each input: `pgn-lsp import` into a new database with the index and without
 file's size; then, on the database with the index, the explorer's answer (tree lookup, single
 games found in the keys, the best games' names — a hover's share of the work) for positions
 after 0–40 plies of the input's games and positions no game reaches, timed inside the process
-(median and p99); then `pgn-lsp search` for positions after 1–30 plies (wall time of the whole
-command and its count), and ocgdb's query for the first of them on the same file (its count
-and wall time). Positions are picked with python-chess (a test dependency), from a fixed seed.
+(median and p99); then `pgn-lsp search` for positions after 1–60 plies and the last position of
+a game (wall time of the whole command and its count), and ocgdb's query for the first of them
+and the last on the same file (its count and wall time). Positions are picked with python-chess (a test dependency), from a fixed seed.
 """
 import argparse
 import json
@@ -53,7 +53,8 @@ def corpus_input(games):
 
 def sample_positions(path, explorer_count, search_count, seed=20261126):
     """Lines of UCI moves to positions after 0–40 plies of games read from the start of the file
-    (explorer), some to positions no game reaches, and FENs after 1–30 plies for the search."""
+    (explorer), some to positions no game reaches, and FENs after 1–60 plies and at a game's end
+    for the search."""
     import chess.pgn
 
     rng = random.Random(seed)
@@ -77,12 +78,15 @@ def sample_positions(path, explorer_count, search_count, seed=20261126):
             if legal:
                 board.push(rng.choice(legal))
         explorer.append(" ".join(move.uci() for move in board.move_stack))
-    for plies in [1, 2, 4, 6, 8, 12, 16, 20, 25, 30][:search_count]:
-        moves = next(m for m in games[rng.randrange(len(games)):] + games if len(m) >= plies)
+    # Deep positions too: a search replays each game until it can no longer reach the position,
+    # longest for the middlegame and the last position of a game.
+    for plies in [1, 2, 4, 8, 16, 30, 60, "end"][:search_count]:
+        wanted = 80 if plies == "end" else plies
+        moves = next(m for m in games[rng.randrange(len(games)):] + games if len(m) >= wanted)
         board = chess.Board()
-        for move in moves[:plies]:
+        for move in moves[:len(moves) if plies == "end" else plies]:
             board.push(move)
-        search.append((plies, " ".join(board.fen().split()[:4])))
+        search.append((plies if plies != "end" else f"end ({len(moves)})", " ".join(board.fen().split()[:4])))
     return explorer, search
 
 
@@ -132,7 +136,7 @@ def search_times(db, positions, busy, ocgdb, ocgdb_positions):
                 [str(PGN_LSP), "search", "--db", str(db), "--fen", fen, "--limit", "0", "--format", "json"])
             found = json.loads(out)["total"] if status in (0, 1) else None
             row = {"plies": plies, "fen": fen, "seconds": wall, "games": found, "rss": rss}
-            if ocgdb and k < ocgdb_positions:
+            if ocgdb and ocgdb_positions > 0 and (k < ocgdb_positions - 1 or k == len(positions) - 1):
                 start = time.perf_counter()
                 result = subprocess.run(
                     [ocgdb, "-db", str(db), "-q", f"fen[{fen} 0 1]", "-cpu", "2"], capture_output=True, text=True)
