@@ -18,6 +18,7 @@ public struct Diagnostic: Sendable, Hashable {
         case unsupportedVariant = "unsupported-variant"
         case openingTags = "opening-tags"
         case twinGame = "twin-game"
+        case nameVariant = "name-variant"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

@@ -13,6 +13,7 @@ struct Settings: Sendable, Hashable {
     var nonCanonicalNotation = true
     var openingTags = true
     var twinGames = true
+    var nameVariants = true
     var inlayOpening = true
     var lineLength = 80
     var inlayReview = true
@@ -53,7 +54,7 @@ struct Settings: Sendable, Hashable {
 
     /// Every value, for equality and the diagnostics' result ids.
     private var key: String {
-        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(inlayOpening) \(lineLength) \(inlayReview) "
+        "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(nameVariants) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty)"
     }
@@ -101,6 +102,7 @@ struct Settings: Sendable, Hashable {
                 case "diagnostics.nonCanonicalNotation": bool(value, path) { settings.nonCanonicalNotation = $0 }
                 case "diagnostics.openingTags": bool(value, path) { settings.openingTags = $0 }
                 case "diagnostics.twins": bool(value, path) { settings.twinGames = $0 }
+                case "diagnostics.nameVariants": bool(value, path) { settings.nameVariants = $0 }
                 case "inlayHints.opening": bool(value, path) { settings.inlayOpening = $0 }
                 case "inlayHints.novelty": bool(value, path) { settings.inlayNovelty = $0 }
                 case "format.lineLength":
@@ -180,6 +182,7 @@ struct Settings: Sendable, Hashable {
         case .nonCanonicalSAN: return nonCanonicalNotation
         case .openingTags: return openingTags
         case .twinGame: return twinGames
+        case .nameVariant: return nameVariants
         default: return true
         }
     }
@@ -264,7 +267,10 @@ extension PGNLanguageServer {
         apply(json, source: source)
         let after = currentSettings
         let shown = { (s: Settings) in
-            [s.missingTags, s.nonCanonicalNotation, s.openingTags, s.twinGames, s.reviewDiagnostics]
+            [
+                s.missingTags, s.nonCanonicalNotation, s.openingTags, s.twinGames, s.nameVariants,
+                s.reviewDiagnostics,
+            ]
         }
         if shown(before) != shown(after) { republishAll(context) }
     }

@@ -180,6 +180,26 @@ local function run()
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     if d.code == "twin-game" then table.insert(out.twins, { lnum = d.lnum, message = d.message }) end
   end
+
+  -- A name written another way: a name-variant hint, and its fix applied from the code actions.
+  bufnr = open("names.pgn")
+  out.names_arrived = wait_diagnostics(bufnr, "name-variant")
+  out.name_hints = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == "name-variant" then
+      table.insert(out.name_hints, { lnum = d.lnum, message = d.message, severity = d.severity })
+    end
+  end
+  local name_params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 10, character = 9 }, ["end"] = { line = 10, character = 9 } },
+    context = { diagnostics = {}, only = { "quickfix" } } }
+  local name_actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", name_params, 5000))[1] or {}
+  for _, action in ipairs(name_actions) do
+    if action.title == "Write “Firouzja, Alireza”" and action.edit then
+      vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
+    end
+  end
+  out.names_fixed = vim.api.nvim_buf_get_lines(bufnr, 10, 11, false)[1]
 end
 
 """
@@ -199,6 +219,11 @@ INIT = PRELUDE + DEFAULT_RUN + EPILOGUE
 # annotations gets it.
 CLUB = '[Event "Club"]\n[White "Carlsen, Magnus"]\n[Black "Carlsen,Magnus"]\n\n1. e4 e5 *\n'
 CLUB_2 = '[Event "Club"]\n[White "Emil"]\n[Black "Carlsen, Magnus"]\n\n1. d4 *\n\n[White "Carlsen, M."]\n\n1. c4 *\n'
+
+
+# Not Carlsen: the rename above reaches every file of the workspace.
+NAMES = ('[White "Firouzja, Alireza"]\n[Black "Anna"]\n\n1. e4 *\n\n[White "Anna"]\n[Black "Firouzja, Alireza"]\n\n1. d4 *\n\n'
+         '[White "Firouzja,Alireza"]\n[Black "Anna"]\n\n1. c4 *\n')
 
 
 TWINS = ('[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1. e4 e5 *\n\n'
@@ -326,6 +351,7 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", ini
     (work / "club-2.pgn").write_text(CLUB_2)
     (work / "marks.pgn").write_text(MARKED)
     (work / "twins.pgn").write_text(TWINS)
+    (work / "names.pgn").write_text(NAMES)
     if prepare:
         prepare(work)
     script = tmp_path / "init.lua"
@@ -465,6 +491,13 @@ def test_twin_games_show_as_diagnostics(default_run):
     assert default_run["twins_arrived"]
     assert default_run["twins"] == [{"lnum": 0, "message": "This game stops after 2 half-moves of game 2, which has "
                                      "the same players, date and round and goes on to 3: an earlier copy of it"}]
+
+
+def test_name_variants_show_as_hints_and_their_fix_applies(default_run):
+    assert default_run["names_arrived"]
+    assert default_run["name_hints"] == [{"lnum": 10, "severity": 4, "message":
+                                          "“Firouzja,Alireza” is written “Firouzja, Alireza” in 2 tags of this file"}]
+    assert default_run["names_fixed"] == '[White "Firouzja, Alireza"]'
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):

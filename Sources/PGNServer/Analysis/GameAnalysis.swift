@@ -18,6 +18,8 @@ public final class GameAnalysis: Sendable {
     public let opening: (opening: Opening, node: Int?)?
     /// What finds the game's twins in its document (`TwinKey`); nil for a game that cannot have one.
     public let twinKey: TwinKey?
+    /// The players, event and site the game names, for the file's name variants (`NameVariants`).
+    public let tagNames: TagNames
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
@@ -37,6 +39,7 @@ public final class GameAnalysis: Sendable {
         let replayer = GameReplay(source: source, syntax: syntax, index: 0)
         let replay = replayer.run(keepMoves: false)
         twinKey = TwinKey(replayer)
+        tagNames = TagNames(replayer)
         start = replay.start
         diagnostics = parser.diagnostics + replay.diagnostics
         playedNodes = replay.playedNodes
@@ -486,6 +489,20 @@ public final class PGNAnalyzer: Sendable {
         }
     }
 
+    /// The `name-variant` hints of a document's games: a player, event or site written in
+    /// another way than the file's usual one, with the fix that writes the usual one.
+    static func nameVariantDiagnostics(_ games: [PlacedGame]) -> [Diagnostic] {
+        func text(_ game: Int, _ name: Int) -> String {
+            let analysis = games[game].analysis
+            return analysis.gameReplay.value(of: analysis.syntax.tags[analysis.tagNames.names[name].tag]) ?? ""
+        }
+        return NameVariants.find(games.map { $0.analysis.tagNames }, value: text).map { finding in
+            let game = games[finding.game]
+            let range = game.analysis.tagNames.names[finding.name].range.shifted(by: game.start)
+            return NameVariants.diagnostic(finding, name: text(finding.game, finding.name), range: range)
+        }
+    }
+
     static func hasBrace<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.contains { $0 == 0x7B || $0 == 0x7D }
     }
@@ -529,6 +546,7 @@ public final class PGNAnalyzer: Sendable {
             }
         }
         diagnostics += twinDiagnostics(games)
+        diagnostics += nameVariantDiagnostics(games)
         diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
         return DocumentAnalysis(
             uri: document.uri, version: document.version, bytes: document.bytes, games: games,
