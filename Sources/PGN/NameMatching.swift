@@ -27,6 +27,32 @@ public struct NameKey: Hashable, Sendable {
         words = folded.split { $0 == "," || $0 == "." || $0.isWhitespace }.map(String.init)
     }
 
+    /// Feeds the words of `name`'s key to `hasher`, as `NameKey(name).words` would give them,
+    /// without making them: for the many names a file has.
+    public static func hash(_ name: String, into hasher: inout Hasher) {
+        var name = name
+        let ascii = name.withUTF8 { bytes -> Bool in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+            var inWord = false
+            for byte in bytes {
+                if byte == 0x2C || byte == 0x2E || byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    if inWord { hasher.combine(UInt8(0xFF)) }
+                    inWord = false
+                } else {
+                    hasher.combine((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+                    inWord = true
+                }
+            }
+            if inWord { hasher.combine(UInt8(0xFF)) }
+            return true
+        }
+        guard !ascii else { return }
+        for word in NameKey(name).words {
+            for byte in word.utf8 { hasher.combine(byte) }
+            hasher.combine(UInt8(0xFF))
+        }
+    }
+
     /// Whether one of the names may be the other with given names shortened to initials or
     /// left out: the same first word (the surname), and each later word of the shorter name
     /// the start of the other's word at the same place (`Carlsen, M.` and `Carlsen, Magnus`).

@@ -17,20 +17,33 @@ public struct TwinKey: Sendable, Hashable {
 
     public var plies: Int { prefixes.count }
 
+    /// A key kept elsewhere in parts (`check` keeps the prefixes of a file's games in one array).
+    public init(identity: Int, prefixes: [UInt32]) {
+        self.identity = identity
+        self.prefixes = prefixes
+    }
+
     public init?(_ replay: GameReplay) {
         let syntax = replay.syntax
         func tag(_ name: String) -> String {
             guard let value = replay.tagValue(name) else { return "" }
-            let trimmed = value.first == " " || value.last == " " ? value.trimmingCharacters(in: .whitespaces) : value
-            return trimmed == "?" || trimmed == "-" ? "" : trimmed
+            let utf8 = value.utf8
+            let trimmed =
+                utf8.first == 0x20 || utf8.last == 0x20 ? value.trimmingCharacters(in: .whitespaces) : value
+            return trimmed.utf8.count == 1 && (trimmed.utf8.first == 0x3F || trimmed.utf8.first == 0x2D) ? "" : trimmed
         }
-        let white = NameKey(tag("White")).words
-        let black = NameKey(tag("Black")).words
-        guard !white.isEmpty || !black.isEmpty else { return nil }
+        let (white, black) = (tag("White"), tag("Black"))
+        // A name of separators only has no word: no player named.
+        func named(_ name: String) -> Bool {
+            name.utf8.contains { !($0 == 0x2C || $0 == 0x2E || $0 == 0x20 || (0x09...0x0D).contains($0)) }
+        }
+        guard named(white) || named(black) else { return nil }
         var hasher = Hasher()
-        hasher.combine(white)
-        hasher.combine(black)
-        hasher.combine(tag("Date").isEmpty ? tag("UTCDate") : tag("Date"))
+        NameKey.hash(white, into: &hasher)
+        hasher.combine(UInt8(0xFE))
+        NameKey.hash(black, into: &hasher)
+        let date = tag("Date")
+        hasher.combine(date.isEmpty ? tag("UTCDate") : date)
         hasher.combine(tag("Round"))
         hasher.combine(tag("FEN"))
         identity = hasher.finalize()
@@ -38,6 +51,17 @@ public struct TwinKey: Sendable, Hashable {
         var prefixes: [UInt32] = []
         var hash: UInt32 = 2_166_136_261
         var depth = 0
+        var plies = 0
+        for node in syntax.nodes {
+            switch node.kind {
+            case .variationStart: depth += 1
+            case .variationEnd: depth = max(0, depth - 1)
+            case .move where depth == 0: plies += 1
+            default: break
+            }
+        }
+        prefixes.reserveCapacity(plies)
+        depth = 0
         replay.source.bytes.withUnsafeBufferPointer { bytes in
             for node in syntax.nodes {
                 switch node.kind {
@@ -101,10 +125,20 @@ public enum Twins {
     /// `key` gives the whole key of a game that shares its identity with another. Only the
     /// identities are looked at for most games: an editor runs this after every edit.
     public static func find(identities: [Int?], key: (Int) -> TwinKey) -> [Pair] {
-        // Most games have no twin: count first, and gather only the identities seen twice.
+        find(identities: identities, counts: counts(identities), key: key)
+    }
+
+    /// How many games have each identity.
+    public static func counts(_ identities: [Int?]) -> [Int: Int] {
         var counts: [Int: Int] = [:]
         counts.reserveCapacity(identities.count)
         for identity in identities { if let identity { counts[identity, default: 0] += 1 } }
+        return counts
+    }
+
+    /// `find(identities:key:)` with the identities' `counts` made already.
+    public static func find(identities: [Int?], counts: [Int: Int], key: (Int) -> TwinKey) -> [Pair] {
+        // Most games have no twin: gather only the identities seen twice.
         var groups: [Int: [Int]] = [:]
         for (index, identity) in identities.enumerated() {
             guard let identity, let count = counts[identity], count > 1, count <= largestGroup else { continue }
@@ -131,16 +165,36 @@ public enum Twins {
 }
 
 extension Twins {
+    /// What the diagnostic on a copy says; `kept` names the game kept (`game 3`, `game 3 of a.pgn`).
+    public static func message(isShorter: Bool, kept: String, copyPlies: Int, keptPlies: Int) -> String {
+        isShorter
+            ? "This game stops after \(copyPlies) half-moves of \(kept), which has the same players, date and round and goes on to \(keptPlies): an earlier copy of it"
+            : "This game is a copy of \(kept): the same players, date, round and moves"
+    }
+
+    /// Of the games `others` (keys), the one `key`'s game copies: the longest whose mainline
+    /// starts with its own, the first of them; equal games count only when `equalCounts` says
+    /// so of the other game.
+    public static func kept<Other>(
+        by key: TwinKey, among others: [Other], key otherKey: (Other) -> TwinKey, equalCounts: (Other) -> Bool
+    ) -> Other? {
+        var kept: Other?
+        for other in others {
+            let theirs = otherKey(other)
+            guard key.isStart(of: theirs), theirs.plies > key.plies || equalCounts(other) else { continue }
+            if let best = kept, otherKey(best).plies >= theirs.plies { continue }
+            kept = other
+        }
+        return kept
+    }
+
     /// The `twin-game` diagnostic of a copy, on `copyLabel` (its first tag), pointing at
     /// `keptLabel`; games counted from 0, as in `Diagnostic.game`.
     public static func diagnostic(
         _ pair: Pair, copyLabel: Range<Int>, keptLabel: Range<Int>, copyPlies: Int, keptPlies: Int
     ) -> Diagnostic {
         let kept = "game \(pair.kept + 1)"
-        let message =
-            pair.isShorter
-            ? "This game stops after \(copyPlies) half-moves of \(kept), which has the same players, date and round and goes on to \(keptPlies): an earlier copy of it"
-            : "This game is a copy of \(kept): the same players, date, round and moves"
+        let message = Self.message(isShorter: pair.isShorter, kept: kept, copyPlies: copyPlies, keptPlies: keptPlies)
         var diagnostic = Diagnostic(.twinGame, .information, message, range: copyLabel, game: pair.copy)
         diagnostic.related = [
             Diagnostic.Related(

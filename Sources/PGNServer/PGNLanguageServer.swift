@@ -18,6 +18,8 @@ public final class PGNLanguageServer: Sendable {
     let publication = Locked(())
     /// The semantic tokens last sent for each document, for `full/delta` requests.
     let semanticTokenResults = SemanticTokenResults()
+    /// The twin keys of the workspace's files, for copies of a game in another file.
+    let workspaceTwins = WorkspaceTwinIndex()
 
     public init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
         self.server = server
@@ -28,6 +30,7 @@ public final class PGNLanguageServer: Sendable {
     public func register() {
         registerSettings()
         registerDiagnostics()
+        registerWorkspaceTwins()
         registerHover()
         registerInlayHints()
         registerDocumentSymbols()

@@ -26,6 +26,9 @@ struct Check: ParsableCommand {
     @Flag(help: "Also print information and hints (text format; json always has every diagnostic).")
     var all = false
 
+    @Flag(help: "Do not look for twins (a game twice in the files), which --all and json otherwise report.")
+    var noTwins = false
+
     @Argument(help: "PGN files, or - for standard input.")
     var files: [String]
 
@@ -37,6 +40,13 @@ struct Check: ParsableCommand {
         let output = OutputBuffer()
         if format == .json { output.write("[") }
         let paths = argumentBytes(files)
+        // With twins looked for: the games of the files read before, by identity, and the
+        // prefix hashes of the games' mainlines (`TwinRecord.offset`).
+        var earlierGames: [Int: [EarlierGame]] = [:]
+        var pool: [UInt32] = []
+        func key(_ record: TwinRecord) -> TwinKey {
+            TwinKey(identity: record.identity, prefixes: Array(pool[record.offset..<(record.offset + record.plies)]))
+        }
         for (k, path) in files.enumerated() {
             let display = path == "-" ? "<stdin>" : path
             if format == .json {
@@ -48,7 +58,7 @@ struct Check: ParsableCommand {
             }
             var first = true
             var fileGames = 0
-            var twinGames: [(key: TwinKey?, start: LineColumn, end: LineColumn)] = []
+            var twinGames: [TwinRecord?] = []
             var openings: [Opening?] = []
             var failure: String?
             /// Counts a diagnostic and prints it.
@@ -99,10 +109,14 @@ struct Check: ParsableCommand {
                 failure = "cannot open \(display): \(String(cString: strerror(errno)))"
             } else {
                 defer { if input != STDIN_FILENO { close(input) } }
-                let lookForTwins = all || format == .json
+                let lookForTwins = (all || format == .json) && !noTwins
                 let result = CheckRun.stream(input, twins: lookForTwins) { batch in
                     if format == .json { openings += batch.report.openings }
-                    if lookForTwins { twinGames += batch.twins }
+                    if lookForTwins {
+                        let base = pool.count
+                        pool += batch.twinPool
+                        twinGames += batch.twins.lazy.map { $0.map { $0.moved(by: base) } }
+                    }
                     for (severity, count) in batch.report.omitted {
                         if severity == .error { errors += count }
                         if severity == .warning { warnings += count }
@@ -111,14 +125,29 @@ struct Check: ParsableCommand {
                 }
                 fileGames = result.games
                 // Twins are known once the whole file is read: they come after its other problems.
-                let pairs = Twins.find(twinGames.map(\.key))
+                let pairs = Twins.find(identities: twinGames.map { $0?.identity }) { key(twinGames[$0]!) }
                 for pair in pairs {
-                    let (copy, kept) = (twinGames[pair.copy], twinGames[pair.kept])
+                    let (copy, kept) = (twinGames[pair.copy]!, twinGames[pair.kept]!)
                     var diagnostic = Twins.diagnostic(
-                        pair, copyLabel: 0..<0, keptLabel: 0..<0, copyPlies: copy.key?.plies ?? 0,
-                        keptPlies: kept.key?.plies ?? 0)
+                        pair, copyLabel: 0..<0, keptLabel: 0..<0, copyPlies: copy.plies, keptPlies: kept.plies)
                     diagnostic.message += " (line \(kept.start.line + 1))"
                     emit(diagnostic, copy.start, copy.end)
+                }
+                let copies = Set(pairs.map(\.copy))
+                for (index, game) in twinGames.enumerated() where !copies.contains(index) {
+                    if let game, let earlier = earlierGames[game.identity],
+                        let diagnostic = Self.twinElsewhere(key(game), game: index, earlier: earlier, key: key)
+                    {
+                        emit(diagnostic, game.start, game.end)
+                    }
+                }
+                if k < files.count - 1 {
+                    // Kept for the files after this one.
+                    for (index, game) in twinGames.enumerated() {
+                        guard let game else { continue }
+                        earlierGames[game.identity, default: []].append(
+                            EarlierGame(path: display, game: index, record: game))
+                    }
                 }
                 twinGames = []
                 if let error = result.readError {
@@ -167,6 +196,36 @@ struct Check: ParsableCommand {
     }
 }
 
+extension Check {
+    /// A game of a file checked before, for twins across files.
+    struct EarlierGame {
+        let path: String
+        let game: Int
+        let record: TwinRecord
+
+        var name: String { "game \(game + 1) of \(path) (line \(record.start.line + 1))" }
+    }
+
+    /// The `twin-game` diagnostic of a game (its `key`, number `game` of its file) that has a
+    /// twin in a file checked before: a copy of the earlier game (equal, or its start), or a
+    /// longer game of which the earlier one is the start. Nil for a game without one.
+    static func twinElsewhere(
+        _ key: TwinKey, game: Int, earlier: [EarlierGame], key keyOf: (TwinRecord) -> TwinKey
+    ) -> Diagnostic? {
+        guard earlier.count <= Twins.largestGroup else { return nil }
+        if let kept = Twins.kept(by: key, among: earlier, key: { keyOf($0.record) }, equalCounts: { _ in true }) {
+            let message = Twins.message(
+                isShorter: kept.record.plies > key.plies, kept: kept.name, copyPlies: key.plies,
+                keptPlies: kept.record.plies)
+            return Diagnostic(.twinGame, .information, message, range: 0..<0, game: game)
+        }
+        guard let copy = earlier.first(where: { keyOf($0.record).isStart(of: key) }) else { return nil }
+        let message =
+            "\(copy.name.prefix(1).uppercased())\(copy.name.dropFirst()) stops after \(copy.record.plies) half-moves of this game, which has the same players, date and round and goes on to \(key.plies): an earlier copy of it"
+        return Diagnostic(.twinGame, .information, message, range: 0..<0, game: game)
+    }
+}
+
 /// The bytes of each argument in `arguments` as the program was given them: the strings
 /// `CommandLine.arguments` holds replace bytes that are not UTF-8 (a file name with byte 0xFF),
 /// so each argument is matched, in order, with the first later entry of `argv` that reads as
@@ -210,6 +269,22 @@ final class OutputBuffer {
     }
 }
 
+/// A game's `TwinKey` as `check` keeps it: its identity, and its prefix hashes as a range of a
+/// shared array; with where its first tag is.
+struct TwinRecord {
+    var identity: Int
+    var plies: Int
+    var offset: Int
+    var start: LineColumn
+    var end: LineColumn
+
+    func moved(by base: Int) -> TwinRecord {
+        var moved = self
+        moved.offset += base
+        return moved
+    }
+}
+
 /// Reads a file in pieces that hold whole games, checks the pieces on every core, and hands
 /// back the diagnostics in file order with their line and column. Memory stays bounded by a
 /// few pieces, whatever the size of the file: text in which no game starts for
@@ -226,8 +301,10 @@ enum CheckRun {
         var source: SourceText?
         /// Diagnostics with their start and end in the file (0-based line, column in characters).
         var located: [(Diagnostic, LineColumn, LineColumn)] = []
-        /// With twins looked for: each game's key and the start and end of its first tag.
-        var twins: [(key: TwinKey?, start: LineColumn, end: LineColumn)] = []
+        /// With twins looked for: each game's key (nil: none) and the start and end of its first
+        /// tag (in the file once the piece is emitted), the keys' prefix hashes in `twinPool`.
+        var twins: [TwinRecord?] = []
+        var twinPool: [UInt32] = []
     }
 
     static let pieceSize = 4 << 20
@@ -308,6 +385,21 @@ enum CheckRun {
                             "No game starts in \(longestGame >> 20) MB: this text is too long to be one game; what follows is not checked up to the next game",
                             range: end..<end, game: nil))
                 }
+                // Where each game's first tag is, found here on every core (lines counted in the piece).
+                // The keys' prefixes in one array: a file's games keep theirs to its end, and
+                // thousands of small arrays kept that long slow every allocation.
+                var pool: [UInt32] = []
+                results[i].twins = report.twins.map { twin in
+                    guard let key = twin.key else { return nil }
+                    let range = (twin.label.lowerBound - results[i].base)..<(twin.label.upperBound - results[i].base)
+                    defer { pool += key.prefixes }
+                    return TwinRecord(
+                        identity: key.identity, plies: key.plies, offset: pool.count,
+                        start: source.position(of: range.lowerBound, in: .utf32),
+                        end: source.position(of: range.upperBound, in: .utf32))
+                }
+                report.twins = []
+                results[i].twinPool = pool
                 results[i].report = report
                 results[i].source = source
             }
@@ -324,12 +416,9 @@ enum CheckRun {
                     renumbered.game = diagnostic.game.map { $0 + games }
                     return (renumbered, start, end)
                 }
-                batch.twins = batch.report.twins.map { twin in
-                    var start = source.position(of: twin.label.lowerBound - batch.base, in: .utf32)
-                    var end = source.position(of: twin.label.upperBound - batch.base, in: .utf32)
-                    start.line += line
-                    end.line += line
-                    return (twin.key, start, end)
+                for k in batch.twins.indices {
+                    batch.twins[k]?.start.line += line
+                    batch.twins[k]?.end.line += line
                 }
                 emit(batch)
                 games += batch.report.games

@@ -105,4 +105,30 @@ final class NameVariantTests: XCTestCase {
         XCTAssertFalse(NameVariants.isStandard("Carlsen,  Magnus"))
         XCTAssertTrue(NameVariants.isStandard("Dubai"))
     }
+
+    /// Typing in a game's moves keeps the hints (the names did not change, so they are reused,
+    /// moved with the text); an edit of a name finds them again.
+    func testEditsOfMovesKeepTheHintsAndEditsOfNamesRenewThem() async throws {
+        let text = [
+            game(white: "Carlsen, Magnus", black: "Anna"),
+            game(white: "Anna", black: "Carlsen, Magnus"),
+            game(white: "Carlsen,Magnus", black: "Anna"),
+        ].joined(separator: "\n")
+        let client = try await TestClient.pgn(text, capabilities: pull)
+        let before = try await hints(client)
+        XCTAssertEqual(before.map { $0["range"] }, [range(15, 7, 15, 23)])
+        // A move of the first game: a line more before the hint.
+        let moves = LSPPosition(line: 5, character: 8)
+        client.change(testURI, version: 2, [changeEvent(LSPRange(start: moves, end: moves), "\n2. Nf3")])
+        let moved = try await hints(client)
+        XCTAssertEqual(moved.map { $0["range"] }, [range(16, 7, 16, 23)])
+        // The second game's Black written the third game's way: now one tag writes each spelling
+        // of the name beside the first's; the hints follow.
+        let black = LSPRange(start: LSPPosition(line: 10, character: 7), end: LSPPosition(line: 10, character: 24))
+        client.change(testURI, version: 3, [changeEvent(black, "\"Carlsen,Magnus\"")])
+        let renewed = try await hints(client)
+        XCTAssertEqual(
+            renewed.map { $0["message"] },
+            ["“Carlsen, Magnus” is written “Carlsen,Magnus” in 2 tags of this file"])
+    }
 }

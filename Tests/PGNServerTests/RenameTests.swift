@@ -146,6 +146,21 @@ final class NameKeyTests: XCTestCase {
         XCTAssertNotEqual(NameKey("Carlsen, Henrik"), key)
     }
 
+    /// `NameKey.hash` (twins hash names without making their words) agrees with the words.
+    func testTheHashOfANameIsThatOfItsWords() {
+        func hash(_ name: String) -> Int {
+            var hasher = Hasher()
+            NameKey.hash(name, into: &hasher)
+            return hasher.finalize()
+        }
+        let key = hash("Carlsen, Magnus")
+        for variant in ["Carlsen,Magnus", "carlsen,  magnus", "Cärlsen, Magnus", " Carlsen Magnus ", "CARLSEN.MAGNUS"] {
+            XCTAssertEqual(hash(variant), key, variant)
+        }
+        XCTAssertNotEqual(hash("Carlsen, Henrik"), key)
+        XCTAssertNotEqual(hash("Carl, Sen Magnus"), key, "words are told apart")
+    }
+
     func testInitialsAndMissingGivenNamesMayAbbreviate() {
         let key = NameKey("Carlsen, Magnus")
         XCTAssertTrue(NameKey("Carlsen, M.").mayAbbreviate(key))

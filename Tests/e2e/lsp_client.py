@@ -95,7 +95,7 @@ class LSPClient:
             raise RuntimeError(message["error"])
         return message["result"]
 
-    def initialize(self, encodings=("utf-16",), options=None, capabilities=None, client_info=None):
+    def initialize(self, encodings=("utf-16",), options=None, capabilities=None, client_info=None, root_uri=None):
         # What editors announce for the features these tests read (markdown hovers, as
         # VS Code and Neovim take them); a test of another client passes its own.
         caps = {"general": {"positionEncodings": list(encodings)},
@@ -105,7 +105,7 @@ class LSPClient:
                                      "quickfix", "source", "source.fixAll"]}}}},
                 "workspace": {"applyEdit": True}}
         caps.update(capabilities or {})
-        result = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": caps,
+        result = self.request("initialize", {"processId": None, "rootUri": root_uri, "capabilities": caps,
                                              **({"initializationOptions": options} if options else {}),
                                              **({"clientInfo": client_info} if client_info else {})})
         self.notify("initialized", {})

@@ -46,7 +46,11 @@ def test_standard_input_and_several_files():
     both = run(["check", "--format", "json", "-", str(MISTAKES)], stdin=text, check=False)
     reports = json.loads(both.stdout)
     assert [r["path"] for r in reports] == ["<stdin>", str(MISTAKES)]
-    assert reports[0]["diagnostics"] == reports[1]["diagnostics"]
+    # The same games twice: the second file's are also copies of the first's.
+    assert reports[0]["diagnostics"] == [d for d in reports[1]["diagnostics"] if d["code"] != "twin-game"]
+    copies = [d["message"] for d in reports[1]["diagnostics"] if d["code"] == "twin-game"]
+    assert len(copies) == reports[1]["games"] == 2
+    assert all(" of <stdin> (line " in message for message in copies), copies
 
 
 def test_a_byte_order_mark_does_not_cut_the_first_game():
@@ -109,3 +113,29 @@ def test_twins_are_reported_with_all_after_the_other_problems(tmp_path):
     [report] = json.loads(run(["check", "--format", "json", str(path)]).stdout)
     twins = [(d["game"], d["line"]) for d in report["diagnostics"] if d["code"] == "twin-game"]
     assert twins == [(1, 1), (3, 21)]
+
+
+def test_twins_across_the_files_are_reported_in_the_later_file(tmp_path):
+    tags = '[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n'
+    twic = tmp_path / "twic.pgn"
+    twic.write_text('[Event "Tata Steel"]\n' + tags + '\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n')
+    broadcast = tmp_path / "broadcast.pgn"
+    broadcast.write_text('[White "Anna"]\n[Black "Boris"]\n\n1. d4 *\n\n' + tags + '\n1. e4 e5 2. Nf3 Nc6 *\n')
+
+    def twins(*paths):
+        reports = json.loads(run(["check", "--format", "json", *map(str, paths)]).stdout)
+        return [(r["path"], d["line"], d["message"]) for r in reports for d in r["diagnostics"]
+                if d["code"] == "twin-game"]
+
+    # The earlier copy read after the finished game: it says which game it copies.
+    assert twins(twic, broadcast) == [
+        (str(broadcast), 6, f"This game stops after 4 half-moves of game 1 of {twic} (line 1), which has the "
+                            "same players, date and round and goes on to 6: an earlier copy of it")]
+    # Read before it: the finished game says which earlier copy stops short of it.
+    assert twins(broadcast, twic) == [
+        (str(twic), 1, f"Game 2 of {broadcast} (line 6) stops after 4 half-moves of this game, which has the "
+                       "same players, date and round and goes on to 6: an earlier copy of it")]
+    # Without --all, text output leaves information out; --no-twins leaves twins out.
+    assert run(["check", str(twic), str(broadcast)]).stdout == "3 games, 0 errors, 0 warnings\n"
+    reports = json.loads(run(["check", "--format", "json", "--no-twins", str(twic), str(broadcast)]).stdout)
+    assert [d["code"] for r in reports for d in r["diagnostics"]] == ["missing-tag", "missing-tag", "missing-tag"]

@@ -200,6 +200,25 @@ local function run()
     end
   end
   out.names_fixed = vim.api.nvim_buf_get_lines(bufnr, 10, 11, false)[1]
+
+  -- A broadcast's earlier copy of a game of another file of the workspace (not open): a
+  -- twin-game diagnostic whose related information opens the other file at the game.
+  bufnr = open("broadcast.pgn")
+  out.elsewhere_arrived = wait_diagnostics(bufnr, "twin-game")
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == "twin-game" then
+      local lsp = d.user_data and d.user_data.lsp or {}
+      local related = (lsp.relatedInformation or {})[1]
+      out.elsewhere = { lnum = d.lnum, message = d.message }
+      if related then
+        local other = vim.uri_to_bufnr(related.location.uri)
+        vim.fn.bufload(other)
+        out.elsewhere.related_line = vim.api.nvim_buf_get_lines(other, related.location.range.start.line,
+          related.location.range.start.line + 1, false)[1]
+        out.elsewhere.related_file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(other), ":t")
+      end
+    end
+  end
 end
 
 """
@@ -224,6 +243,13 @@ CLUB_2 = '[Event "Club"]\n[White "Emil"]\n[Black "Carlsen, Magnus"]\n\n1. d4 *\n
 # Not Carlsen: the rename above reaches every file of the workspace.
 NAMES = ('[White "Firouzja, Alireza"]\n[Black "Anna"]\n\n1. e4 *\n\n[White "Anna"]\n[Black "Firouzja, Alireza"]\n\n1. d4 *\n\n'
          '[White "Firouzja,Alireza"]\n[Black "Anna"]\n\n1. c4 *\n')
+
+
+# A game of twic.pgn and the broadcast's earlier copy of it in another file.
+TWIC = ('[Event "Tata Steel"]\n[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n\n'
+        '1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n')
+BROADCAST = ('[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n\n'
+             '1. e4 e5 2. Nf3 Nc6 *\n')
 
 
 TWINS = ('[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1. e4 e5 *\n\n'
@@ -352,6 +378,8 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", ini
     (work / "marks.pgn").write_text(MARKED)
     (work / "twins.pgn").write_text(TWINS)
     (work / "names.pgn").write_text(NAMES)
+    (work / "twic.pgn").write_text(TWIC)
+    (work / "broadcast.pgn").write_text(BROADCAST)
     if prepare:
         prepare(work)
     script = tmp_path / "init.lua"
@@ -498,6 +526,16 @@ def test_name_variants_show_as_hints_and_their_fix_applies(default_run):
     assert default_run["name_hints"] == [{"lnum": 10, "severity": 4, "message":
                                           "“Firouzja,Alireza” is written “Firouzja, Alireza” in 2 tags of this file"}]
     assert default_run["names_fixed"] == '[White "Firouzja, Alireza"]'
+
+
+def test_a_copy_of_a_game_of_another_file_points_at_it(default_run):
+    assert default_run["elsewhere_arrived"]
+    elsewhere = default_run["elsewhere"]
+    assert elsewhere["lnum"] == 0
+    assert elsewhere["message"] == ("This game stops after 4 half-moves of game 1 of twic.pgn, which has the same "
+                                    "players, date and round and goes on to 6: an earlier copy of it")
+    assert elsewhere["related_file"] == "twic.pgn"
+    assert elsewhere["related_line"] == '[Event "Tata Steel"]'
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):

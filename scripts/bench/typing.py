@@ -9,16 +9,23 @@ The requests after an edit are sent together, as editors do, and each is timed f
 sending; semantic tokens are asked as a delta of the previous answer where the server offers it.
 Reports each request's p50/p95 over the keystrokes, and the server's CPU time per keystroke.
 
-Usage: scripts/bench/typing.py [--keystrokes N] [--copies N] [--busy] [BINARY...]
+With `--workspace N` the document is in a workspace folder that also holds N other files (the
+1 MB file with other rounds: no twins) and an exact copy of the 1 MB file, so that every game of
+its first copy has a twin in another file, which the server finds after each edit.
+
+Usage: scripts/bench/typing.py [--keystrokes N] [--copies N] [--busy] [--workspace N] [BINARY...]
 (default: the release build; --busy runs a CPU-bound process beside it)
 """
 import argparse
 import json
 import os
+import pathlib
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from common import LICHESS_1M, ROOT, percentile, shared
@@ -76,16 +83,19 @@ class TimedClient(LSPClient):
         return {"id": int(head.group(1)), "result": {"resultId": result_id.group(1).decode()} if result_id else {}}
 
 
-def typing(binary, text, client_kind, keystrokes):
+def typing(binary, text, client_kind, keystrokes, workspace=None):
     os.environ["PGN_LSP"] = str(binary)
     client = TimedClient()
     capabilities = VSCODE if client_kind == "VS Code" else NEOVIM
     result = client.initialize(encodings=("utf-16",), capabilities=capabilities,
-                               options={"pgn": {"engine": {"hoverMs": 0}}})
+                               options={"pgn": {"engine": {"hoverMs": 0}}},
+                               root_uri=workspace.as_uri() if workspace else None)
     tokens_provider = result["capabilities"].get("semanticTokensProvider", {})
     delta = isinstance(tokens_provider.get("full"), dict) and tokens_provider["full"].get("delta")
-    uri = "file:///bench/typing.pgn"
+    uri = (workspace / "typing.pgn").as_uri() if workspace else "file:///bench/typing.pgn"
     client.open(uri, text)
+    if workspace:
+        time.sleep(3)  # the workspace's files are read in the background
     document = {"textDocument": {"uri": uri}}
     lines = text.split("\n")
     # Places to type: the start of movetext lines spread over the file.
@@ -166,15 +176,24 @@ def main():
     parser.add_argument("--copies", type=int, default=1,
                         help="the 1 MB file this many times over (100: the 100 MB document)")
     parser.add_argument("--busy", action="store_true", help="with a CPU-bound process running beside")
+    parser.add_argument("--workspace", type=int, default=0,
+                        help="a workspace folder with this many other files and an exact copy of the 1 MB file")
     parser.add_argument("binaries", nargs="*", default=[str(ROOT / ".build" / "release" / "pgn-lsp")])
     args = parser.parse_args()
-    text = shared(LICHESS_1M).read_text() * args.copies
+    one = shared(LICHESS_1M).read_text()
+    text = one * args.copies
+    workspace = None
+    if args.workspace:
+        workspace = pathlib.Path(tempfile.mkdtemp(prefix="pgn-lsp-typing-"))
+        (workspace / "copy.pgn").write_text(one)
+        for k in range(args.workspace):
+            (workspace / f"other-{k}.pgn").write_text(re.sub(r'\[Round "[^"]*"\]', f'[Round "w{k}"]', one))
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     print("| client | binary | request | p50 | p95 |")
     print("|---|---|---|---|---|")
     for client_kind in ("VS Code", "Neovim 0.11"):
         for binary in args.binaries:
-            times, cpu = typing(binary, text, client_kind, args.keystrokes)
+            times, cpu = typing(binary, text, client_kind, args.keystrokes, workspace)
             mean = times.pop("mean CPU")
             peak = times.pop("peak RSS")
             answered = times.pop("answer bytes")
@@ -186,6 +205,8 @@ def main():
                   f"answers {answered / 1e6:.2f} MB per keystroke (median)", flush=True)
     if busy:
         busy.kill()
+    if workspace:
+        shutil.rmtree(workspace)
 
 
 if __name__ == "__main__":

@@ -125,12 +125,20 @@ public struct DocumentAnalysis: Sendable {
     /// The document text this is the reading of (`EditHistory.stamp`), and its length.
     var stamp: UInt64 = 0
     var length = 0
+    /// The names written another way (`name-variant`): kept for the next reading, which reuses
+    /// them when the games it read again have the same names.
+    var nameFindings: [NameVariants.Finding] = []
+    /// Each game's twin identity (`TwinKey.identity`), and how many games have each: twins in
+    /// other files are looked for in these, without touching every game's analysis again.
+    var twinIdentities: [Int?] = []
+    var twinIdentityCounts: [Int: Int] = [:]
 
     /// The same analysis with other bytes (those of the same text, or none).
     func with(bytes: [UInt8]) -> DocumentAnalysis {
         DocumentAnalysis(
             uri: uri, version: version, bytes: bytes, games: games, diagnostics: diagnostics, outside: outside,
-            longComments: longComments, parsedBytes: parsedBytes, stamp: stamp, length: length)
+            longComments: longComments, parsedBytes: parsedBytes, stamp: stamp, length: length,
+            nameFindings: nameFindings, twinIdentities: twinIdentities, twinIdentityCounts: twinIdentityCounts)
     }
 
     /// The game whose text holds `offset` (its end included), if any.
@@ -270,6 +278,12 @@ public final class PGNAnalyzer: Sendable {
             }
         }
         return result
+    }
+
+    /// Whether the analysis of this document version is made already (`analysis(of:)` would
+    /// return it at once).
+    public func hasAnalysis(of document: Document) -> Bool {
+        state.withLock { $0.latest[document.uri] }?.contains { $0.stamp == document.history.stamp } ?? false
     }
 
     /// Forgets a closed document, and the games only it held.
@@ -450,15 +464,24 @@ public final class PGNAnalyzer: Sendable {
         for game in old[resumed...] {
             games.append(PlacedGame(start: game.start + delta, analysis: game.analysis))
         }
-        return (Self.assemble(document, games: games, cut: cut, parsedBytes: parser.endOffset - start), analyses)
+        // An edit that leaves the names of the games it touched as they were (typing moves or
+        // comments) leaves the file's name variants as they were: finding them again takes a
+        // look at every name of the file.
+        let sameNames =
+            resumed - first == analyses.count
+            && zip(old[first..<resumed], analyses).allSatisfy { $0.analysis.tagNames == $1.tagNames }
+        return (
+            Self.assemble(
+                document, games: games, cut: cut, parsedBytes: parser.endOffset - start,
+                nameFindings: sameNames ? previous.nameFindings : nil),
+            analyses
+        )
     }
 
     /// The `twin-game` diagnostics of a document's games, with their fixes: remove the copy,
     /// or remove it and give the kept game the tags only the copy has.
-    static func twinDiagnostics(_ games: [PlacedGame]) -> [Diagnostic] {
-        let pairs = Twins.find(identities: games.map { $0.analysis.twinKey?.identity }) {
-            games[$0].analysis.twinKey!
-        }
+    static func twinDiagnostics(_ games: [PlacedGame], identities: [Int?], counts: [Int: Int]) -> [Diagnostic] {
+        let pairs = Twins.find(identities: identities, counts: counts) { games[$0].analysis.twinKey! }
         guard !pairs.isEmpty else { return [] }
         func label(_ game: PlacedGame) -> Range<Int> { game.analysis.syntax.label.shifted(by: game.start) }
         return pairs.map { pair in
@@ -489,17 +512,23 @@ public final class PGNAnalyzer: Sendable {
         }
     }
 
+    /// The names of a document's games written in another way than the file's usual one.
+    static func nameFindings(_ games: [PlacedGame]) -> [NameVariants.Finding] {
+        NameVariants.find(games.map { $0.analysis.tagNames }) { text(games, $0, $1) }
+    }
+
+    private static func text(_ games: [PlacedGame], _ game: Int, _ name: Int) -> String {
+        let analysis = games[game].analysis
+        return analysis.gameReplay.value(of: analysis.syntax.tags[analysis.tagNames.names[name].tag]) ?? ""
+    }
+
     /// The `name-variant` hints of a document's games: a player, event or site written in
     /// another way than the file's usual one, with the fix that writes the usual one.
-    static func nameVariantDiagnostics(_ games: [PlacedGame]) -> [Diagnostic] {
-        func text(_ game: Int, _ name: Int) -> String {
-            let analysis = games[game].analysis
-            return analysis.gameReplay.value(of: analysis.syntax.tags[analysis.tagNames.names[name].tag]) ?? ""
-        }
-        return NameVariants.find(games.map { $0.analysis.tagNames }, value: text).map { finding in
+    static func nameVariantDiagnostics(_ games: [PlacedGame], _ findings: [NameVariants.Finding]) -> [Diagnostic] {
+        findings.map { finding in
             let game = games[finding.game]
             let range = game.analysis.tagNames.names[finding.name].range.shifted(by: game.start)
-            return NameVariants.diagnostic(finding, name: text(finding.game, finding.name), range: range)
+            return NameVariants.diagnostic(finding, name: text(games, finding.game, finding.name), range: range)
         }
     }
 
@@ -532,7 +561,8 @@ public final class PGNAnalyzer: Sendable {
 
     /// The analysis of a document from its games and what lies between them.
     private static func assemble(
-        _ document: Document, games: [PlacedGame], cut: GameCut, parsedBytes: Int
+        _ document: Document, games: [PlacedGame], cut: GameCut, parsedBytes: Int,
+        nameFindings known: [NameVariants.Finding]? = nil
     )
         -> DocumentAnalysis
     {
@@ -545,13 +575,17 @@ public final class PGNAnalyzer: Sendable {
                 diagnostics.append(diagnostic)
             }
         }
-        diagnostics += twinDiagnostics(games)
-        diagnostics += nameVariantDiagnostics(games)
+        let identities = games.map { $0.analysis.twinKey?.identity }
+        let identityCounts = Twins.counts(identities)
+        diagnostics += twinDiagnostics(games, identities: identities, counts: identityCounts)
+        let nameFindings = known ?? Self.nameFindings(games)
+        diagnostics += nameVariantDiagnostics(games, nameFindings)
         diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
         return DocumentAnalysis(
             uri: document.uri, version: document.version, bytes: document.bytes, games: games,
             diagnostics: diagnostics, outside: cut.outside, longComments: cut.longComments, parsedBytes: parsedBytes,
-            stamp: document.history.stamp, length: document.bytes.count)
+            stamp: document.history.stamp, length: document.bytes.count, nameFindings: nameFindings,
+            twinIdentities: identities, twinIdentityCounts: identityCounts)
     }
 }
 

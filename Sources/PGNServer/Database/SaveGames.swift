@@ -30,7 +30,7 @@ extension PGNLanguageServer {
                 .path
         }
         let folder =
-            workspaceRoots(context).first
+            workspaceRoots(context.session).first
             ?? URL(string: uri).flatMap { $0.isFileURL ? $0.deletingLastPathComponent() : nil }
         guard let folder else {
             throw ResponseError(

@@ -20,13 +20,18 @@ extension PGNLanguageServer {
             let settings = currentSettings
             var actions: [JSONValue] = []
             if allowed("quickfix") {
-                for diagnostic in analysis.diagnostics where settings.wants(diagnostic) {
-                    let r = diagnostic.range
-                    guard
-                        r.overlaps(wanted) || r.contains(wanted.lowerBound) || r.upperBound == wanted.lowerBound
-                            || (wanted.isEmpty && r.lowerBound == wanted.lowerBound)
-                    else { continue }
-                    let lsp = lspDiagnostic(diagnostic, document, encoding)
+                func touches(_ r: Range<Int>) -> Bool {
+                    r.overlaps(wanted) || r.contains(wanted.lowerBound) || r.upperBound == wanted.lowerBound
+                        || (wanted.isEmpty && r.lowerBound == wanted.lowerBound)
+                }
+                var fixed: [(Diagnostic, JSONValue)] = []
+                for diagnostic in analysis.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
+                    fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
+                }
+                for twin in elsewhereTwins(analysis, context.documents) where touches(twin.diagnostic.range) {
+                    fixed.append((twin.diagnostic, lspDiagnostic(twin, document, encoding)))
+                }
+                for (diagnostic, lsp) in fixed {
                     for fix in diagnostic.fixes {
                         actions.append([
                             "title": .string(fix.title), "kind": "quickfix", "isPreferred": .bool(fix.isPreferred),

@@ -9,7 +9,7 @@ extension PGNLanguageServer {
     /// last edit) to any other: never both to one client, which would show each twice.
     func registerDiagnostics() {
         server.capabilities.features["diagnosticProvider"] = [
-            "identifier": "pgn", "interFileDependencies": false, "workspaceDiagnostics": false,
+            "identifier": "pgn", "interFileDependencies": true, "workspaceDiagnostics": false,
         ]
         server.onInitialize { params, capabilities in
             if !params.capabilities.supportsPullDiagnostics { capabilities.features["diagnosticProvider"] = nil }
@@ -46,7 +46,14 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/diagnostic") { [self] params, context in
             let (document, analysis) = try analysis(params, context)
             cancelStaleReviews(analysis, of: document.uri)
-            let resultID = "\(document.version)-\(currentSettings.hashValue)-\(engines.generation)"
+            // Twins in other files change with the workspace's files and the other open documents.
+            var others = Hasher()
+            for uri in context.documents.uris where uri != document.uri {
+                others.combine(uri)
+                others.combine(context.documents[uri]?.version)
+            }
+            let resultID =
+                "\(document.version)-\(currentSettings.hashValue)-\(engines.generation)-\(workspaceTwins.generation)-\(others.finalize())"
             if params["previousResultId"]?.stringValue == resultID {
                 return ["kind": "unchanged", "resultId": .string(resultID)]
             }
@@ -119,6 +126,11 @@ extension PGNLanguageServer {
             first = false
             Self.write(diagnostic, document, encoding, to: &text)
         }
+        for twin in elsewhereTwins(analysis, server.documents) {
+            text.raw(first ? "" : ",")
+            first = false
+            Self.write(twin, document, encoding, to: &text)
+        }
         for review in reviewDiagnostics(analysis, document, encoding) {
             text.raw(first ? "" : ",")
             first = false
@@ -135,10 +147,33 @@ extension PGNLanguageServer {
         return text.json
     }
 
-    /// Writes a diagnostic's object. No `data`: code actions take the fixes from the analysis of
-    /// the version they are asked about.
+    /// A copy of a game in another file as the protocol's `Diagnostic`.
+    func lspDiagnostic(_ twin: ElsewhereTwin, _ document: Document, _ encoding: PositionEncoding) -> JSONValue {
+        var text = JSONText(capacity: 256)
+        Self.write(twin, document, encoding, to: &text)
+        return text.json
+    }
+
     private static func write(
-        _ diagnostic: Diagnostic, _ document: Document, _ encoding: PositionEncoding, to text: inout JSONText
+        _ twin: ElsewhereTwin, _ document: Document, _ encoding: PositionEncoding, to text: inout JSONText
+    ) {
+        write(twin.diagnostic, document, encoding, to: &text) { text in
+            text.raw("{\"location\":{\"uri\":")
+            text.string(twin.uri)
+            text.raw(",\"range\":")
+            text.range(twin.label.range(encoding))
+            text.raw("},\"message\":")
+            text.string(twin.relatedMessage)
+            text.raw("}")
+        }
+    }
+
+    /// Writes a diagnostic's object; `elsewhere` writes a place in another file as its related
+    /// information. No `data`: code actions take the fixes from the analysis of the version
+    /// they are asked about.
+    private static func write(
+        _ diagnostic: Diagnostic, _ document: Document, _ encoding: PositionEncoding, to text: inout JSONText,
+        elsewhere: ((inout JSONText) -> Void)? = nil
     ) {
         text.raw("{\"code\":")
         text.string(diagnostic.code.rawValue)
@@ -148,8 +183,13 @@ extension PGNLanguageServer {
         text.range(document.range(of: diagnostic.range, encoding: encoding))
         text.raw(",\"severity\":")
         text.integer(diagnostic.severity.lsp.rawValue)
-        // Places in the same document; a client that does not show them ignores the member.
-        if !diagnostic.related.isEmpty {
+        // Places in the same document, or one in another file; a client that does not show
+        // them ignores the member.
+        if let elsewhere {
+            text.raw(",\"relatedInformation\":[")
+            elsewhere(&text)
+            text.raw("]")
+        } else if !diagnostic.related.isEmpty {
             text.raw(",\"relatedInformation\":")
             text.array(diagnostic.related) { text, related in
                 text.raw("{\"location\":{\"uri\":")

@@ -178,7 +178,7 @@ extension PGNLanguageServer {
     func workspaceDocuments(_ context: RequestContext) -> [Document] {
         var documents: [Document] = context.documents.uris.compactMap { context.documents[$0] }
         let open = Set(documents.map(\.uri))
-        for url in workspaceFiles(context) where !open.contains(url.absoluteString) {
+        for url in workspaceFiles(context.session) where !open.contains(url.absoluteString) {
             guard let data = try? Data(contentsOf: url), data.count < 64 << 20 else { continue }
             documents.append(Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self)))
         }
@@ -186,8 +186,8 @@ extension PGNLanguageServer {
     }
 
     /// The workspace folders (or the root) the client named, as file URLs.
-    func workspaceRoots(_ context: RequestContext) -> [URL] {
-        let params = context.session.initializeParams
+    func workspaceRoots(_ session: Session) -> [URL] {
+        let params = session.initializeParams
         var roots: [URL] = []
         for folder in params.workspaceFolders ?? [] {
             if let url = URL(string: folder.uri), url.isFileURL { roots.append(url) }
@@ -199,9 +199,9 @@ extension PGNLanguageServer {
     }
 
     /// The `.pgn` files under the workspace folders (a bounded walk).
-    func workspaceFiles(_ context: RequestContext) -> [URL] {
+    func workspaceFiles(_ session: Session) -> [URL] {
         var files: [URL] = []
-        for root in workspaceRoots(context) {
+        for root in workspaceRoots(session) {
             guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
                 continue
             }
