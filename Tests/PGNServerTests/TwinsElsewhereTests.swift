@@ -109,6 +109,46 @@ final class TwinsElsewhereTests: XCTestCase {
         XCTAssertEqual(edits.first?["range"]?["end"], position(10, 21), "to its result")
     }
 
+    func testKeepingTheLongerCopyMergesTheTagsIntoTheOtherFile() async throws {
+        let annotated = "[Annotator \"Broadcast\"]\n" + earlier
+        let client = try await TestClient.pgn(annotated, capabilities: pull)
+        let otherURI = "file:///other.pgn"
+        client.open(otherURI, other + finished)
+        let found = try await twins(client)
+        let actions = try await client.result(
+            "textDocument/codeAction",
+            [
+                "textDocument": textDocument(), "range": range(0, 3, 0, 3),
+                "context": ["diagnostics": .array(found), "only": ["quickfix"]],
+            ])
+        let fixes = (actions.arrayValue ?? []).filter { $0["diagnostics"]?.arrayValue?.first?["code"] == "twin-game" }
+        XCTAssertEqual(fixes.map { $0["title"] }, ["Remove this copy", "Keep the longer copy, merging their tags"])
+        let changes = fixes.last?["edit"]?["changes"]
+        XCTAssertEqual(changes?[testURI]?.arrayValue?.map { $0["newText"] }, [""])
+        let merged = changes?[otherURI]?.arrayValue ?? []
+        XCTAssertEqual(merged.map { $0["newText"] }, ["\n[Annotator \"Broadcast\"]"])
+        XCTAssertEqual(merged.first?["range"], range(9, 11, 9, 11), "after the kept game's last tag")
+
+        // A client that takes versioned edits gets the open document's version.
+        let versioned = try await TestClient.pgn(
+            annotated,
+            capabilities: [
+                "textDocument": ["diagnostic": [:], "codeAction": ["codeActionLiteralSupport": [:]]],
+                "workspace": ["workspaceEdit": ["documentChanges": true]],
+            ])
+        versioned.open(otherURI, other + finished, version: 7)
+        let again = try await twins(versioned)
+        let answer = try await versioned.result(
+            "textDocument/codeAction",
+            [
+                "textDocument": textDocument(), "range": range(0, 3, 0, 3),
+                "context": ["diagnostics": .array(again), "only": ["quickfix"]],
+            ])
+        let merge = answer.arrayValue?.first { $0["title"] == "Keep the longer copy, merging their tags" }
+        let documents = merge?["edit"]?["documentChanges"]?.arrayValue ?? []
+        XCTAssertEqual(documents.map { $0["textDocument"]?["version"] }, [1, 7])
+    }
+
     func testACopyInItsOwnFileIsLeftToThatDiagnostic() async throws {
         let client = try await TestClient.pgn(earlier + "\n" + finished, capabilities: pull)
         client.open("file:///aa.pgn", finished)

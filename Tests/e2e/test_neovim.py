@@ -219,6 +219,18 @@ local function run()
       end
     end
   end
+  -- Keeping the finished game: the copy's extra tag is added to twic.pgn, the copy removed here.
+  local merge_params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 0, character = 1 }, ["end"] = { line = 0, character = 1 } },
+    context = { diagnostics = {}, only = { "quickfix" } } }
+  local merge_actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", merge_params, 5000))[1] or {}
+  for _, action in ipairs(merge_actions) do
+    if action.title == "Keep the longer copy, merging their tags" and action.edit then
+      vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
+    end
+  end
+  out.merged_here = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  out.merged_there = vim.api.nvim_buf_get_lines(vim.fn.bufnr(dir .. "/twic.pgn"), 0, -1, false)
 end
 
 """
@@ -248,7 +260,7 @@ NAMES = ('[White "Firouzja, Alireza"]\n[Black "Anna"]\n\n1. e4 *\n\n[White "Anna
 # A game of twic.pgn and the broadcast's earlier copy of it in another file.
 TWIC = ('[Event "Tata Steel"]\n[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n\n'
         '1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n')
-BROADCAST = ('[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n\n'
+BROADCAST = ('[Annotator "Broadcast"]\n[White "Gukesh D"]\n[Black "Praggnanandhaa R"]\n[Date "2025.02.02"]\n[Round "13"]\n\n'
              '1. e4 e5 2. Nf3 Nc6 *\n')
 
 
@@ -536,6 +548,9 @@ def test_a_copy_of_a_game_of_another_file_points_at_it(default_run):
                                     "players, date and round and goes on to 6: an earlier copy of it")
     assert elsewhere["related_file"] == "twic.pgn"
     assert elsewhere["related_line"] == '[Event "Tata Steel"]'
+    assert default_run["merged_here"] == [""]
+    assert default_run["merged_there"][:3] == ['[Event "Tata Steel"]', '[White "Gukesh D"]', '[Black "Praggnanandhaa R"]']
+    assert default_run["merged_there"][5] == '[Annotator "Broadcast"]'
 
 
 def test_save_game_code_action_writes_a_row_that_sqlite_reads(default_run):

@@ -28,8 +28,13 @@ extension PGNLanguageServer {
                 for diagnostic in analysis.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
                 }
+                var merges: [JSONValue] = []
                 for twin in elsewhereTwins(analysis, context.documents) where touches(twin.diagnostic.range) {
-                    fixed.append((twin.diagnostic, lspDiagnostic(twin, document, encoding)))
+                    let lsp = lspDiagnostic(twin, document, encoding)
+                    fixed.append((twin.diagnostic, lsp))
+                    if let merge = mergeAction(twin, diagnostic: lsp, document, analysis, context) {
+                        merges.append(merge)
+                    }
                 }
                 for (diagnostic, lsp) in fixed {
                     for fix in diagnostic.fixes {
@@ -39,6 +44,7 @@ extension PGNLanguageServer {
                         ])
                     }
                 }
+                actions += merges
             }
             if allowed("refactor.rewrite"), let index = analysis.gameIndex(at: wanted.lowerBound),
                 case let game = analysis.games[index], !game.analysis.playedNodes.isEmpty

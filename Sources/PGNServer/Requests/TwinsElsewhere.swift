@@ -9,6 +9,9 @@ struct ElsewhereTwin: Sendable {
     let uri: DocumentURI
     let label: WorkspaceTwinIndex.Place
     let relatedMessage: String
+    /// The kept game's number in its file, and whether it goes on where the copy stops.
+    let keptGame: Int
+    let isShorter: Bool
 }
 
 extension PGNLanguageServer {
@@ -115,6 +118,73 @@ extension PGNLanguageServer {
         ]
         return ElsewhereTwin(
             diagnostic: diagnostic, uri: kept.uri, label: kept.game.label,
-            relatedMessage: shorter ? "the longer copy, \(other)" : "the first copy, \(other)")
+            relatedMessage: shorter ? "the longer copy, \(other)" : "the first copy, \(other)",
+            keptGame: kept.game.index, isShorter: shorter)
+    }
+
+    /// "Keep the longer copy, merging their tags" for a copy of a game of another file: the
+    /// copy removed here, and the tags only it has added after the kept game's last tag in the
+    /// other file (as the editor has it, or as it is on disk). Nil when the copy has no tag the
+    /// kept game lacks, or the other file no longer holds that game.
+    func mergeAction(
+        _ twin: ElsewhereTwin, diagnostic lsp: JSONValue, _ document: Document, _ analysis: DocumentAnalysis,
+        _ context: RequestContext
+    ) -> JSONValue? {
+        guard let index = twin.diagnostic.game, index < analysis.games.count,
+            let identity = analysis.games[index].analysis.twinKey?.identity
+        else { return nil }
+        let copy = analysis.games[index]
+        let isOpen = context.documents[twin.uri] != nil
+        let other: Document
+        if let open = context.documents[twin.uri] {
+            other = open
+        } else {
+            guard let url = URL(string: twin.uri), url.isFileURL, let data = try? Data(contentsOf: url),
+                data.count < WorkspaceTwinIndex.largestFile
+            else { return nil }
+            other = Document(uri: twin.uri, version: 0, text: String(decoding: data, as: UTF8.self))
+        }
+        let source = SourceText(other.bytes)
+        let games = source.bytes.withUnsafeBufferPointer { Parser($0) }.games
+        guard twin.keptGame < games.count, let last = games[twin.keptGame].tags.last?.range.upperBound else {
+            return nil
+        }
+        let kept = GameReplay(source: source, syntax: games[twin.keptGame], index: twin.keptGame)
+        guard TwinKey(kept)?.identity == identity else { return nil }
+        let replay = copy.analysis.gameReplay
+        let missing = copy.analysis.syntax.tags.compactMap { tag -> String? in
+            let name = replay.text(tag.nameRange)
+            guard kept.tag(name) == nil, let value = replay.value(of: tag) else { return nil }
+            return PGNWriter.tagPair(name: name, value: value)
+        }
+        guard !missing.isEmpty else { return nil }
+        let encoding = context.positionEncoding
+        let remove: JSONValue = ["range": range(copy.range, document, encoding), "newText": ""]
+        let merge: JSONValue = [
+            "range": range(last..<last, other, encoding), "newText": .string("\n" + missing.joined(separator: "\n")),
+        ]
+        let capabilities = context.session.clientCapabilities
+        let edit: JSONValue
+        if capabilities.supportsDocumentChanges || capabilities.supportsChangeAnnotations {
+            edit = [
+                "documentChanges": [
+                    [
+                        "textDocument": ["uri": .string(document.uri), "version": .integer(document.version)],
+                        "edits": [remove],
+                    ],
+                    [
+                        "textDocument": [
+                            "uri": .string(other.uri), "version": isOpen ? .integer(other.version) : .null,
+                        ],
+                        "edits": [merge],
+                    ],
+                ]
+            ]
+        } else {
+            edit = ["changes": [document.uri: [remove], other.uri: [merge]]]
+        }
+        let title =
+            twin.isShorter ? "Keep the longer copy, merging their tags" : "Keep the first copy, merging their tags"
+        return ["title": .string(title), "kind": "quickfix", "isPreferred": false, "diagnostics": [lsp], "edit": edit]
     }
 }
