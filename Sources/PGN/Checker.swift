@@ -11,8 +11,10 @@ public enum Checker {
         public var omitted: [Diagnostic.Severity: Int] = [:]
         /// Each game's opening (`ReplayedGame.opening`), in the order of the games.
         public var openings: [Opening?] = []
-        /// With `twins`: each game's `TwinKey` and where its first tag is, in the order of the games.
-        public var twins: [(key: TwinKey?, label: Range<Int>)] = []
+        /// With `twins`: each game's `TwinKey` (nil for a game without one) as its identity and its
+        /// prefixes' place in `twinPool`, and where its first tag is, in the order of the games.
+        public var twins: [(identity: Int, prefixes: Range<Int>, label: Range<Int>)?] = []
+        public var twinPool: [UInt32] = []
 
         public init(games: Int, diagnostics: [Diagnostic]) {
             self.games = games
@@ -45,14 +47,25 @@ public enum Checker {
         diagnostics += parser.diagnostics
         var openings: [Opening?] = []
         openings.reserveCapacity(parser.games.count)
-        var twinKeys: [(key: TwinKey?, label: Range<Int>)] = []
+        var twinKeys: [(identity: Int, prefixes: Range<Int>, label: Range<Int>)?] = []
+        var twinPool: [UInt32] = []
         for (i, game) in parser.games.enumerated() {
             let replayer = GameReplay(source: source, syntax: game, index: firstGameIndex + i, base: base)
             let replay = replayer.run(keepMoves: false)
             diagnostics += replay.diagnostics
             openings.append(replay.opening?.opening)
             if twins {
-                twinKeys.append((TwinKey(replayer), game.label))
+                // The keys' prefixes in one array: `check` keeps them to the end of the file, and
+                // thousands of small arrays kept that long slow every allocation.
+                let start = twinPool.count
+                if let identity = TwinKey.identity(of: replayer),
+                    TwinKey.appendPrefixes(of: replayer, to: &twinPool) > 0
+                {
+                    twinKeys.append((identity, start..<twinPool.count, game.label))
+                } else {
+                    twinPool.removeSubrange(start...)
+                    twinKeys.append(nil)
+                }
             }
         }
         diagnostics.sort { ($0.range.lowerBound, $0.severity) < ($1.range.lowerBound, $1.severity) }
@@ -60,6 +73,7 @@ public enum Checker {
         for (severity, count) in parser.omittedDiagnostics { report.omitted[severity, default: 0] += count }
         report.openings = openings
         report.twins = twinKeys
+        report.twinPool = twinPool
         return report
     }
 

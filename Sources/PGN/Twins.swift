@@ -24,7 +24,16 @@ public struct TwinKey: Sendable, Hashable {
     }
 
     public init?(_ replay: GameReplay) {
-        let syntax = replay.syntax
+        var prefixes: [UInt32] = []
+        guard let identity = Self.identity(of: replay), Self.appendPrefixes(of: replay, to: &prefixes) > 0 else {
+            return nil
+        }
+        self.identity = identity
+        self.prefixes = prefixes
+    }
+
+    /// Players, date, round and start position, hashed; nil for a game that names neither player.
+    public static func identity(of replay: GameReplay) -> Int? {
         func tag(_ name: String) -> String {
             guard let value = replay.tagValue(name) else { return "" }
             let utf8 = value.utf8
@@ -46,31 +55,24 @@ public struct TwinKey: Sendable, Hashable {
         hasher.combine(date.isEmpty ? tag("UTCDate") : date)
         hasher.combine(tag("Round"))
         hasher.combine(tag("FEN"))
-        identity = hasher.finalize()
+        return hasher.finalize()
+    }
 
-        var prefixes: [UInt32] = []
+    /// Appends to `pool` a hash of each prefix of the game's mainline (the moves as written,
+    /// without `+`, `#`, `!` and `?`); returns how many (the plies).
+    @discardableResult
+    public static func appendPrefixes(of replay: GameReplay, to pool: inout [UInt32]) -> Int {
         var hash: UInt32 = 2_166_136_261
         var depth = 0
         var plies = 0
-        for node in syntax.nodes {
-            switch node.kind {
-            case .variationStart: depth += 1
-            case .variationEnd: depth = max(0, depth - 1)
-            case .move where depth == 0: plies += 1
-            default: break
-            }
-        }
-        prefixes.reserveCapacity(plies)
-        depth = 0
         replay.source.bytes.withUnsafeBufferPointer { bytes in
-            for node in syntax.nodes {
+            for node in replay.syntax.nodes {
                 switch node.kind {
                 case .variationStart: depth += 1
                 case .variationEnd: depth = max(0, depth - 1)
                 case .move where depth == 0:
                     var upper = node.range.upperBound - replay.base
                     let lower = node.range.lowerBound - replay.base
-                    // `+`, `#`, `!` and `?` at the end say nothing about which move it is.
                     while upper > lower {
                         let last = bytes[upper - 1]
                         guard last == 0x2B || last == 0x23 || last == 0x21 || last == 0x3F else { break }
@@ -78,13 +80,13 @@ public struct TwinKey: Sendable, Hashable {
                     }
                     for byte in bytes[lower..<upper] { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
                     hash = (hash ^ 0x20) &* 16_777_619
-                    prefixes.append(hash)
+                    pool.append(hash)
+                    plies += 1
                 default: break
                 }
             }
         }
-        guard !prefixes.isEmpty else { return nil }
-        self.prefixes = prefixes
+        return plies
     }
 
     /// Whether this game's mainline is `other`'s or its start.

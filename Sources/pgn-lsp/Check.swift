@@ -386,20 +386,17 @@ enum CheckRun {
                             range: end..<end, game: nil))
                 }
                 // Where each game's first tag is, found here on every core (lines counted in the piece).
-                // The keys' prefixes in one array: a file's games keep theirs to its end, and
-                // thousands of small arrays kept that long slow every allocation.
-                var pool: [UInt32] = []
                 results[i].twins = report.twins.map { twin in
-                    guard let key = twin.key else { return nil }
+                    guard let twin else { return nil }
                     let range = (twin.label.lowerBound - results[i].base)..<(twin.label.upperBound - results[i].base)
-                    defer { pool += key.prefixes }
                     return TwinRecord(
-                        identity: key.identity, plies: key.plies, offset: pool.count,
+                        identity: twin.identity, plies: twin.prefixes.count, offset: twin.prefixes.lowerBound,
                         start: source.position(of: range.lowerBound, in: .utf32),
                         end: source.position(of: range.upperBound, in: .utf32))
                 }
+                results[i].twinPool = report.twinPool
                 report.twins = []
-                results[i].twinPool = pool
+                report.twinPool = []
                 results[i].report = report
                 results[i].source = source
             }
