@@ -73,6 +73,7 @@ public struct TwinKey: Sendable, Hashable {
                 case .move where depth == 0:
                     var upper = node.range.upperBound - replay.base
                     let lower = node.range.lowerBound - replay.base
+                    // `+`, `#`, `!` and `?` at the end say nothing about which move it is.
                     while upper > lower {
                         let last = bytes[upper - 1]
                         guard last == 0x2B || last == 0x23 || last == 0x21 || last == 0x3F else { break }
@@ -172,6 +173,22 @@ extension Twins {
         isShorter
             ? "This game stops after \(copyPlies) half-moves of \(kept), which has the same players, date and round and goes on to \(keptPlies): an earlier copy of it"
             : "This game is a copy of \(kept): the same players, date, round and moves"
+    }
+
+    /// What the fix that keeps the other copy inserts after its last tag: the tag pairs the copy
+    /// has and the kept game lacks, each on a line of its own; nil when there is none.
+    public static func mergedTags(from copy: GameReplay, into kept: GameReplay) -> String? {
+        let missing = copy.syntax.tags.compactMap { tag -> String? in
+            let name = copy.text(tag.nameRange)
+            guard kept.tag(name) == nil, let value = copy.value(of: tag) else { return nil }
+            return PGNWriter.tagPair(name: name, value: value)
+        }
+        return missing.isEmpty ? nil : "\n" + missing.joined(separator: "\n")
+    }
+
+    /// The title of that fix.
+    public static func mergeTitle(isShorter: Bool) -> String {
+        isShorter ? "Keep the longer copy, merging their tags" : "Keep the first copy, merging their tags"
     }
 
     /// Of the games `others` (keys), the one `key`'s game copies: the longest whose mainline

@@ -492,20 +492,14 @@ public final class PGNAnalyzer: Sendable {
             let remove = Diagnostic.Edit(range: copy.range, text: "")
             diagnostic.fixes = [Diagnostic.Fix(title: "Remove this copy", edits: [remove], isPreferred: false)]
             // The tags the copy has and the kept game lacks, added after the kept game's last one.
-            let keptReplay = kept.analysis.gameReplay
-            let copyReplay = copy.analysis.gameReplay
-            let missing = copy.analysis.syntax.tags.compactMap { tag -> String? in
-                let name = copyReplay.text(tag.nameRange)
-                guard keptReplay.tag(name) == nil, let value = copyReplay.value(of: tag) else { return nil }
-                return PGNWriter.tagPair(name: name, value: value)
-            }
-            if !missing.isEmpty, let last = kept.analysis.syntax.tags.last?.range.upperBound {
+            if let tags = Twins.mergedTags(from: copy.analysis.gameReplay, into: kept.analysis.gameReplay),
+                let last = kept.analysis.syntax.tags.last?.range.upperBound
+            {
                 let at = last + kept.start
-                let merge = Diagnostic.Edit(range: at..<at, text: "\n" + missing.joined(separator: "\n"))
+                let merge = Diagnostic.Edit(range: at..<at, text: tags)
                 diagnostic.fixes.append(
                     Diagnostic.Fix(
-                        title: pair.isShorter
-                            ? "Keep the longer copy, merging their tags" : "Keep the first copy, merging their tags",
+                        title: Twins.mergeTitle(isShorter: pair.isShorter),
                         edits: pair.copy < pair.kept ? [remove, merge] : [merge, remove], isPreferred: false))
             }
             return diagnostic

@@ -84,9 +84,6 @@ final class WorkspaceTwinIndex: Sendable {
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "pgn-lsp.workspace-twins", qos: .utility)
 
-    /// Files this large or larger are left out, as the workspace's other readers do.
-    static let largestFile = 64 << 20
-
     var generation: Int { state.withLock { $0.generation } }
 
     /// The index as it is now, read without the lock.
@@ -96,7 +93,7 @@ final class WorkspaceTwinIndex: Sendable {
 
         var isEmpty: Bool { byIdentity.isEmpty }
 
-        /// How many games of the workspace's files have this identity (those of open files too).
+        /// How many games of the workspace's files not open in the editor have this identity.
         func count(_ identity: Int) -> Int { byIdentity[identity]?.count ?? 0 }
 
         /// Every identity with how many games have it.
@@ -164,7 +161,7 @@ final class WorkspaceTwinIndex: Sendable {
             present.insert(uri)
             if let old = known[uri], old.0 == modified, old.1 == size { continue }
             var games: [Game] = []
-            if size < Self.largestFile, let data = try? Data(contentsOf: url) {
+            if size < PGNLanguageServer.largestWorkspaceFile, let data = try? Data(contentsOf: url) {
                 games = Self.games(of: SourceText([UInt8](data)))
             }
             read[uri] = File(modified: modified, size: size, games: games)

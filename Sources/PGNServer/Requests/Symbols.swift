@@ -179,10 +179,21 @@ extension PGNLanguageServer {
         var documents: [Document] = context.documents.uris.compactMap { context.documents[$0] }
         let open = Set(documents.map(\.uri))
         for url in workspaceFiles(context.session) where !open.contains(url.absoluteString) {
-            guard let data = try? Data(contentsOf: url), data.count < 64 << 20 else { continue }
-            documents.append(Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self)))
+            if let document = Self.diskDocument(url) { documents.append(document) }
         }
         return documents
+    }
+
+    /// Workspace files this large or larger are left out by what reads them all.
+    static let largestWorkspaceFile = 64 << 20
+
+    /// A workspace file read from disk as version 0 of a document; nil when it cannot be read
+    /// or is `largestWorkspaceFile` or larger.
+    static func diskDocument(_ url: URL) -> Document? {
+        guard url.isFileURL, let data = try? Data(contentsOf: url), data.count < largestWorkspaceFile else {
+            return nil
+        }
+        return Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self))
     }
 
     /// The workspace folders (or the root) the client named, as file URLs.

@@ -135,15 +135,9 @@ extension PGNLanguageServer {
         else { return nil }
         let copy = analysis.games[index]
         let isOpen = context.documents[twin.uri] != nil
-        let other: Document
-        if let open = context.documents[twin.uri] {
-            other = open
-        } else {
-            guard let url = URL(string: twin.uri), url.isFileURL, let data = try? Data(contentsOf: url),
-                data.count < WorkspaceTwinIndex.largestFile
-            else { return nil }
-            other = Document(uri: twin.uri, version: 0, text: String(decoding: data, as: UTF8.self))
-        }
+        guard let url = URL(string: twin.uri),
+            let other = context.documents[twin.uri] ?? Self.diskDocument(url)
+        else { return nil }
         let source = SourceText(other.bytes)
         let games = source.bytes.withUnsafeBufferPointer { Parser($0) }.games
         guard twin.keptGame < games.count, let last = games[twin.keptGame].tags.last?.range.upperBound else {
@@ -151,18 +145,10 @@ extension PGNLanguageServer {
         }
         let kept = GameReplay(source: source, syntax: games[twin.keptGame], index: twin.keptGame)
         guard TwinKey(kept)?.identity == identity else { return nil }
-        let replay = copy.analysis.gameReplay
-        let missing = copy.analysis.syntax.tags.compactMap { tag -> String? in
-            let name = replay.text(tag.nameRange)
-            guard kept.tag(name) == nil, let value = replay.value(of: tag) else { return nil }
-            return PGNWriter.tagPair(name: name, value: value)
-        }
-        guard !missing.isEmpty else { return nil }
+        guard let tags = Twins.mergedTags(from: copy.analysis.gameReplay, into: kept) else { return nil }
         let encoding = context.positionEncoding
         let remove: JSONValue = ["range": range(copy.range, document, encoding), "newText": ""]
-        let merge: JSONValue = [
-            "range": range(last..<last, other, encoding), "newText": .string("\n" + missing.joined(separator: "\n")),
-        ]
+        let merge: JSONValue = ["range": range(last..<last, other, encoding), "newText": .string(tags)]
         let capabilities = context.session.clientCapabilities
         let edit: JSONValue
         if capabilities.supportsDocumentChanges || capabilities.supportsChangeAnnotations {
@@ -183,8 +169,7 @@ extension PGNLanguageServer {
         } else {
             edit = ["changes": [document.uri: [remove], other.uri: [merge]]]
         }
-        let title =
-            twin.isShorter ? "Keep the longer copy, merging their tags" : "Keep the first copy, merging their tags"
+        let title = Twins.mergeTitle(isShorter: twin.isShorter)
         return ["title": .string(title), "kind": "quickfix", "isPreferred": false, "diagnostics": [lsp], "edit": edit]
     }
 }
