@@ -130,7 +130,10 @@ extension GameDatabase {
         if deferredPositionTree != nil {
             // An import: keys now, the tree at its end.
             guard status == .current || (status == .updating && deferredPositionTree!.started) else { return nil }
-            return try PositionIndexWriter(db)
+            var writer = try PositionIndexWriter(db)
+            try db.execute(sql: "DROP TRIGGER PositionIndexGameAdded")
+            writer.countsAdded = true
+            return writer
         }
         return status == .current ? try PositionIndexWriter(db, incremental: true) : nil
     }
@@ -139,6 +142,10 @@ extension GameDatabase {
     /// import) left for its end.
     func finishPositionIndexWrite(_ db: Database, _ writer: PositionIndexWriter) throws {
         var writer = writer
+        if writer.countsAdded {
+            try db.execute(sql: PositionIndex.addedTriggerSQL)
+            try db.execute(sql: "UPDATE PositionIndexState SET Changes = Changes + ?", arguments: [writer.games])
+        }
         guard var deferred = deferredPositionTree else {
             try writer.updateTree(db)
             try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Indexed + ?", arguments: [writer.games])
@@ -297,6 +304,9 @@ struct PositionIndexWriter {
     let incremental: Bool
     /// Games added since the writer was made.
     var games = 0
+    /// Whether the games added are counted in `PositionIndexState.Changes` by
+    /// `finishPositionIndexWrite` (the trigger is dropped meanwhile) rather than by the trigger.
+    var countsAdded = false
     /// With `incremental`: the games added, the keys of their first `treeDepth` + 2
     /// positions and their results, for `updateTree`.
     var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []

@@ -312,11 +312,13 @@ extension GameDatabase {
                     try buildIdentityIndexIfNeeded(db)
                 }
                 if positionIndex != nil {
+                    // Results and ratings count now in a save; an import's tree reads them at its end.
+                    let incremental = positionIndex!.incremental
                     try positionIndex!.add(
                         gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
                         hashes: game.positionHashes,
-                        outcome: GameOutcome(result: game.result),
-                        rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
+                        outcome: incremental ? GameOutcome(result: game.result) : .unknown,
+                        rating: incremental ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
                 }
                 report.stored += 1
                 if keepIDs { report.storedIDs.append(gameID) }

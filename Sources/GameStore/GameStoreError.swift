@@ -23,6 +23,9 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreadableGame(id: Int64, reason: String)
     /// A position search on a file whose position index is missing or out of date.
     case positionIndex(path: String, status: PositionIndexStatus)
+    /// The scratch files that building the position index needs could not be written (the
+    /// disk is full, say).
+    case scratchFile(folder: String, reason: String)
 
     public var description: String {
         switch self {
@@ -53,6 +56,9 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "game \(id) cannot be read: \(reason)"
         case .positionIndex(let path, let status):
             return "\(path): \(status); build it with: pgn-lsp index --db \(path)"
+        case .scratchFile(let folder, let reason):
+            return
+                "cannot write the scratch files that building the position index needs in \(folder): \(reason); make room there and build it with: pgn-lsp index --db FILE"
         }
     }
 }

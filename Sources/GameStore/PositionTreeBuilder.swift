@@ -6,109 +6,130 @@ import GRDBSQLite
 /// Builds `PositionTree` and `PositionSingles` from `PositionMoves` and the games' results and
 /// ratings, in memory bounded whatever the number of games.
 ///
-/// Two replays of the games' first plies. The first adds every key to the filter (sized for as
-/// many keys as there are positions in the tree's plies), and marks in a bit set the keys the
-/// filter already held (seen again, or taken for one seen). The second adds up, for the
-/// marked keys only, each game's continuation; a marked key one game reaches gets no row. When
-/// the filter or the marked keys are too many for memory, they are done once per range of
-/// keys. Both replays fetch a game's lines of the filter or words of the bit set before they
-/// use them: their misses overlap instead of following one another.
+/// One replay of the games' first plies writes each position a game reaches (its key, the next
+/// position's, the game's rank and outcome) to one of several scratch files by range of keys (`OccurrenceSpill`);
+/// then each file in turn, in key order, is read and sorted by key: a key of two games or more
+/// gets its rows, written in the table's order, and every key goes into the filter's blocks of
+/// that range. A range of keys is a range of the filter's blocks: one range's blocks are in
+/// memory at a time. More ranges than `partsPerReplay` take one replay per group of ranges.
 enum PositionTreeBuilder {
-    /// Memory for the filter's blocks of one range of keys.
-    static let filterBudget = 96 << 20
-    /// Memory for one range's sightings (32 bytes a slot, at most three quarters of them
-    /// used); the sums take 6 MB more.
-    static let sightingsBudget = 128 << 20
-    /// Rows summed in memory before they are added to the table's.
-    static let rowsInMemory = 65_536
+    /// Occurrences of positions in a range of keys, on average (16 bytes each in memory, and as
+    /// much again to sort them).
+    nonisolated(unsafe) static var occurrencesPerPart = 1 << 20
+    /// A range with more than this many (popular positions fell in it) is added up in a table
+    /// of its rows instead of sorted.
+    nonisolated(unsafe) static var occurrencesSortedAtMost = 4 << 20
+    /// Ranges whose scratch files are written in one replay.
+    nonisolated(unsafe) static var partsPerReplay = 256
 
     /// Replaces the tree's rows and the filter; `db` is in a transaction.
     static func rebuild(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM PositionTree")
         let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionMoves") ?? 0
         if games == 0 { return }
-        let results = try GameResults(db)
+        let ranks = try GameResults(db).ranked()
         let plies = PositionIndex.treeDepth + 1
         let blocks = SinglesFilter.blocks(forKeys: games * plies)
-        let parts = (blocks * SinglesFilter.blockBytes + filterBudget - 1) / filterBudget
-        // About 64 bits a game (of 41 positions, a few of them shared): few keys one game
-        // reaches share a bit with a marked one.
-        var bits = 1 << 20
-        while bits < games * 64 / parts && bits < 1 << 28 { bits <<= 1 }
-        for part in 0..<parts {
-            // Keys in order: a range of the filter's blocks is a range of keys.
-            let range = ((part * blocks + parts - 1) / parts)..<(((part + 1) * blocks + parts - 1) / parts)
-            let marked = BitSet(count: bits)
-            do {
-                let filter = SinglesFilterPart(blocks: blocks, range: range)
-                try forEachGame(db) { _, keys, count in
-                    for ply in 0..<min(count, plies) where filter.holdsBlock(of: keys[ply]) {
-                        cstorage_prefetch(filter.line(of: keys[ply]))
+        let parts = max(1, min(blocks, (games * plies + occurrencesPerPart - 1) / occurrencesPerPart))
+        let insert = try PreparedStatement(
+            db,
+            """
+            INSERT INTO PositionTree (Position, Next, Games, WhiteWins, Draws, BlackWins, BestGame, BestElo) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let sorter = OccurrenceSorter()
+        var first = 0
+        while first < parts {
+            let last = min(parts, first + partsPerReplay)
+            let spill = try OccurrenceSpill(files: last - first, near: db)
+            // Replayed here, written to the files beside.
+            let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
+            let reader = PositionMovesReader()
+            // A statement stepped again after its last row starts over.
+            var read = false
+            try TwoStages.run(
+                (KeyChunk(), KeyChunk()), fillAside: false,
+                fill: { chunk in
+                    guard !read else { return false }
+                    read = try !chunk.fill(statement, reader, ranks)
+                    return chunk.games > 0
+                },
+                use: { chunk in
+                    for game in 0..<chunk.games {
+                        let payload = chunk.payloads[game]
+                        try forEachTreeKey(chunk.keys(of: game), chunk.counts[game]) { _, key, next in
+                            let part = SinglesFilter.block(of: key, blocks: blocks) * parts / blocks
+                            guard part >= first && part < last else { return }
+                            try spill.append(Occurrence(key: key, next: next, game: payload), to: part - first)
+                        }
                     }
-                    forEachTreeKey(keys, count) { _, key, _ in
-                        guard filter.holdsBlock(of: key) else { return }
-                        if filter.insert(key) { marked.insert(Int(truncatingIfNeeded: key) & (bits - 1)) }
+                })
+            try spill.finish()
+            // Sorted and added up beside, written here.
+            var next = first
+            let rows = TreeRows(ranks: ranks)
+            try TwoStages.run(
+                (TreePart(), TreePart()), fillAside: true,
+                fill: { done in
+                    guard next < last else { return false }
+                    let part = next
+                    next += 1
+                    let range = ((part * blocks + parts - 1) / parts)..<(((part + 1) * blocks + parts - 1) / parts)
+                    done.filter = SinglesFilterPart(blocks: blocks, range: range)
+                    done.rows.removeAll(keepingCapacity: true)
+                    if spill.count(part - first) <= occurrencesSortedAtMost {
+                        rows.add(sorted: try sorter.read(spill, part - first), to: &done.rows, filter: done.filter!)
+                    } else {
+                        try rows.add(summing: spill, part - first, to: &done.rows, filter: done.filter!)
                     }
-                }
-                try filter.write(db)
-            }
-            try sumMarked(
-                db, marked, bits: bits, distinct: games * plies / parts, blocks: blocks, range: range,
-                results: results)
+                    return true
+                },
+                use: { done in
+                    for row in done.rows { try row.write(with: insert) }
+                    try done.filter?.write(db)
+                    done.filter = nil
+                })
+            first = last
         }
     }
 
-    /// Adds up the rows of the keys of `range` whose bit `marked` holds: one replay per range of
-    /// keys whose sightings fit in memory.
-    static func sumMarked(
-        _ db: Database, _ marked: BitSet, bits: Int, distinct: Int, blocks: Int, range: Range<Int>,
-        results: GameResults
-    ) throws {
-        // A marked bit stands for one key or more: the keys seen again, and the keys of the range
-        // that share their bit.
-        let count = marked.count
-        let sighted = count + distinct * count / bits + 16
-        let perReplay = max(1, sightingsBudget / 32 * 3 / 4)
-        let parts = (sighted + perReplay - 1) / perReplay
-        for part in 0..<parts {
-            func inPart(_ key: UInt64) -> Bool {
-                let block = SinglesFilter.block(of: key, blocks: blocks)
-                return range.contains(block) && (block - range.lowerBound) * parts / range.count == part
+    /// Up to `gamesPerChunk` games' keys, read from `PositionMoves`.
+    final class KeyChunk {
+        static let gamesPerChunk = 4096
+        static let limit = PositionIndex.treeDepth + 2
+        private let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: gamesPerChunk * limit)
+        var counts = [Int](repeating: 0, count: gamesPerChunk)
+        var payloads = [UInt32](repeating: 0, count: gamesPerChunk)
+        var games = 0
+
+        deinit { storage.deallocate() }
+
+        func keys(of game: Int) -> UnsafePointer<UInt64> { UnsafePointer(storage + game * KeyChunk.limit) }
+
+        /// The next games of the statement; returns false when it has no rows left.
+        func fill(_ statement: PreparedStatement, _ reader: PositionMovesReader, _ ranks: GameRanks) throws -> Bool {
+            games = 0
+            while games < KeyChunk.gamesPerChunk {
+                guard try statement.step() else { return false }
+                guard reader.start(statement.handle, fenColumn: 2) else { continue }
+                counts[games] = reader.keys(
+                    statement.handle, movesColumn: 1, into: storage + games * KeyChunk.limit, limit: KeyChunk.limit)
+                payloads[games] = ranks.payloads[statement.int64(column: 0)]
+                games += 1
             }
-            let firsts = FirstSightings(capacity: sighted / parts + 16)
-            var sums = OpeningTreeBatch(capacity: rowsInMemory)
-            try forEachGame(db) { id, keys, count in
-                for ply in 0..<min(count, PositionIndex.treeDepth + 1) {
-                    cstorage_prefetch(marked.word(of: Int(truncatingIfNeeded: keys[ply]) & (bits - 1)))
-                }
-                let (outcome, elo) = results[id]
-                forEachTreeKey(keys, count) { _, key, next in
-                    guard marked.contains(Int(truncatingIfNeeded: key) & (bits - 1)), inPart(key) else { return }
-                    firsts.sight(key, game: id, next: next, outcome: outcome, elo: elo, into: sums)
-                }
-                if sums.count >= rowsInMemory {
-                    try PositionIndexWriter.upsert(sums, db)
-                    sums = OpeningTreeBatch(capacity: rowsInMemory)
-                }
-            }
-            try PositionIndexWriter.upsert(sums, db)
+            return true
         }
+    }
+
+    /// A range of keys' rows and filter blocks, made ready to write.
+    final class TreePart {
+        var rows: [TreeRow] = []
+        var filter: SinglesFilterPart?
     }
 
     /// Writes summed rows (new ones) in key order.
     static func write(_ sums: OpeningTreeBatch, with insert: PreparedStatement) throws {
-        for row in sums.sorted() {
-            insert.bind(1, Int64(row.position))
-            insert.bind(2, row.next == OpeningTreeBatch.ended ? PositionIndex.ended : Int64(row.next))
-            insert.bind(3, Int64(row.games))
-            insert.bind(4, Int64(row.whiteWins))
-            insert.bind(5, Int64(row.draws))
-            insert.bind(6, Int64(row.blackWins))
-            insert.bind(7, row.bestGame)
-            insert.bind(8, row.bestElo < 0 ? nil : Int64(row.bestElo))
-            defer { insert.reset() }
-            try insert.step()
-        }
+        for row in sums.sorted() { try TreeRow(row).write(with: insert) }
     }
 
     /// Calls `body` with each key of the tree's plies among a game's first keys, a position
@@ -117,8 +138,8 @@ enum PositionTreeBuilder {
     /// `count` keys: the game's positions from its start, up to `treeDepth` + 2 of them.
     @inline(__always)
     static func forEachTreeKey(
-        _ keys: UnsafePointer<UInt64>, _ count: Int, _ body: (_ ply: Int, _ key: UInt64, _ next: UInt64) -> Void
-    ) {
+        _ keys: UnsafePointer<UInt64>, _ count: Int, _ body: (_ ply: Int, _ key: UInt64, _ next: UInt64) throws -> Void
+    ) rethrows {
         let last = min(PositionIndex.treeDepth, count - 1)
         guard last >= 0 else { return }
         for ply in 0...last {
@@ -134,7 +155,7 @@ enum PositionTreeBuilder {
                 }
                 earlier -= 2
             }
-            if !repeated { body(ply, key, next) }
+            if !repeated { try body(ply, key, next) }
         }
     }
 
@@ -156,22 +177,51 @@ enum PositionTreeBuilder {
     }
 }
 
-/// Each game's outcome and rating, by ID, read once.
-struct GameResults {
+/// A number for each game ID, in an array when the IDs are dense, else in a dictionary.
+struct GameTable {
     private var dense: [UInt32] = []
     private var first: Int64 = 0
     private var sparse: [Int64: UInt32] = [:]
 
-    init(_ db: Database) throws {
-        let bounds = try Row.fetchOne(db, sql: "SELECT MIN(ID), MAX(ID), COUNT(*) FROM Games")
-        let low: Int64 = bounds?[0] ?? 0
-        let high: Int64 = bounds?[1] ?? -1
-        let count: Int = bounds?[2] ?? 0
-        let useDense = high >= low && high - low < Int64(count) * 4 + 1_000_000
-        if useDense {
+    /// For the IDs from `low` to `high` of `count` games.
+    init(low: Int64, high: Int64, count: Int) {
+        if high >= low && high - low < Int64(count) * 4 + 1_000_000 {
             first = low
             dense = Array(repeating: 0, count: Int(high - low + 1))
         }
+    }
+
+    subscript(id: Int64) -> UInt32 {
+        get {
+            if !dense.isEmpty, id >= first, id - first < Int64(dense.count) { return dense[Int(id - first)] }
+            return sparse[id] ?? 0
+        }
+        set {
+            if !dense.isEmpty, id >= first, id - first < Int64(dense.count) {
+                dense[Int(id - first)] = newValue
+            } else {
+                sparse[id] = newValue
+            }
+        }
+    }
+
+    /// Calls `body` with each ID set and its number, in the order of IDs when they are dense.
+    func forEach(_ body: (Int64, UInt32) -> Void) {
+        if dense.isEmpty {
+            for (id, value) in sparse { body(id, value) }
+        } else {
+            for index in dense.indices { body(first + Int64(index), dense[index]) }
+        }
+    }
+}
+
+/// Each game's outcome and rating, by ID, read once.
+struct GameResults {
+    private var table: GameTable
+
+    init(_ db: Database) throws {
+        let bounds = try Row.fetchOne(db, sql: "SELECT MIN(ID), MAX(ID), COUNT(*) FROM Games")
+        table = GameTable(low: bounds?[0] ?? 0, high: bounds?[1] ?? -1, count: bounds?[2] ?? 0)
         let statement = try PreparedStatement(db, "SELECT ID, Result, WhiteElo, BlackElo FROM Games")
         while try statement.step() {
             let id = statement.int64(column: 0)
@@ -182,8 +232,7 @@ struct GameResults {
                     ? nil : Int(sqlite3_column_int64(statement.handle, column))
             }
             let rating = PositionIndex.rating(white: elo(2), black: elo(3))
-            let packed = GameResults.pack(GameOutcome(result: result), rating)
-            if useDense { dense[Int(id - low)] = packed } else { sparse[id] = packed }
+            table[id] = GameResults.pack(GameOutcome(result: result), rating)
         }
     }
 
@@ -192,14 +241,42 @@ struct GameResults {
     }
 
     subscript(id: Int64) -> (GameOutcome, Int32) {
-        let packed: UInt32
-        if !dense.isEmpty, id >= first, id - first < Int64(dense.count) {
-            packed = dense[Int(id - first)]
-        } else {
-            packed = sparse[id] ?? 0
-        }
+        let packed = table[id]
         return (GameOutcome(code: packed), Int32(packed >> 2) - 1)
     }
+
+    /// The games ranked as the tree chooses its best game: the best-rated first, then by ID.
+    func ranked() throws -> GameRanks {
+        var games: [(elo: Int32, id: Int64)] = []
+        table.forEach { id, packed in games.append((Int32(packed >> 2) - 1, id)) }
+        guard games.count < 1 << 30 else {
+            throw GameStoreError.notAGameDatabase(path: "", reason: "more than \((1 << 30) - 1) games")
+        }
+        games.sort { $0.elo != $1.elo ? $0.elo > $1.elo : $0.id < $1.id }
+        var ranks = GameRanks(ids: games.map(\.id), elos: games.map(\.elo), payloads: table)
+        for (rank, game) in games.enumerated() {
+            ranks.payloads[game.id] = UInt32(rank) | GameOutcome(code: table[game.id]).code << 30
+        }
+        return ranks
+    }
+}
+
+/// Games ranked for the tree's best game (`GameResults.ranked`): a row's best game is the one
+/// of the lowest rank among its games.
+struct GameRanks {
+    /// By rank: the game's ID and rating (-1 without).
+    let ids: [Int64]
+    let elos: [Int32]
+    /// By ID: the rank, and the outcome's code in the two high bits.
+    fileprivate(set) var payloads: GameTable
+
+    init(ids: [Int64], elos: [Int32], payloads: GameTable) {
+        self.ids = ids
+        self.elos = elos
+        self.payloads = payloads
+    }
+
+    static let rankMask: UInt32 = (1 << 30) - 1
 }
 
 /// A fixed number of bits.

@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import TestSupport
+import XCTest
+
+@testable import GameStore
+
+/// How the opening tree is built at the end of an import or by `index`: scratch files by range of
+/// keys, each sorted (or, for a range many games crowd into, added up in a table) into rows, in
+/// two stages on two threads; whatever the sizes of the ranges, the rows are the same.
+final class PositionTreeBuilderTests: XCTestCase {
+    var folder: TemporaryDirectory!
+
+    override func setUpWithError() throws { folder = try TemporaryDirectory() }
+    override func tearDown() {
+        PositionTreeBuilder.occurrencesPerPart = 1 << 20
+        PositionTreeBuilder.occurrencesSortedAtMost = 4 << 20
+        PositionTreeBuilder.partsPerReplay = 256
+        folder.cleanUp()
+    }
+
+    struct Tables: Equatable {
+        var tree: [[Int64?]]
+        var filter: [String]
+    }
+
+    func treeAndFilter(_ path: String) throws -> Tables {
+        try DatabaseQueue(path: path).read { db in
+            Tables(
+                tree: try Row.fetchAll(db, sql: "SELECT * FROM PositionTree ORDER BY Position, Next").map { row in
+                    (0..<8).map { row[$0] as Int64? }
+                },
+                filter: try String.fetchAll(
+                    db, sql: "SELECT Block || ':' || hex(Bits) FROM PositionSingles ORDER BY Block"))
+        }
+    }
+
+    func testSmallRangesSeveralReplaysAndAddedUpRangesGiveTheSameTree() throws {
+        let path = folder.path("games.db3")
+        let database = try GameDatabase(path: path)
+        let report = try database.importPGN(path: SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path)
+        XCTAssertGreaterThan(report.stored, 400)
+        let usual = try treeAndFilter(path)
+        XCTAssertGreaterThan(usual.tree.count, 400)
+        XCTAssertGreaterThan(usual.filter.count, 0)
+        // A few hundred occurrences a range: dozens of ranges, three to a replay, and every
+        // range larger than 200 occurrences added up instead of sorted.
+        PositionTreeBuilder.occurrencesPerPart = 300
+        PositionTreeBuilder.partsPerReplay = 3
+        PositionTreeBuilder.occurrencesSortedAtMost = 200
+        XCTAssertEqual(try database.buildPositionIndex(), report.stored)
+        XCTAssertEqual(try treeAndFilter(path), usual)
+        PositionTreeBuilder.occurrencesSortedAtMost = 1 << 20
+        XCTAssertEqual(try database.buildPositionIndex(), report.stored)
+        XCTAssertEqual(try treeAndFilter(path), usual)
+    }
+
+    func testSortedAndAddedUpOccurrencesGiveTheRowsCountedByHand() throws {
+        // 300 games; keys from a small pool so that many are shared; games ranked by number.
+        var generator = SystemRandomNumberGenerator()
+        let games = 300
+        var table = GameTable(low: 1, high: Int64(games), count: games)
+        var occurrences: [Occurrence] = []
+        var expected: [UInt64: [UInt64: (games: Int, outcomes: [Int], best: Int)]] = [:]
+        for game in 0..<games {
+            let outcome = game % 4
+            table[Int64(game + 1)] = UInt32(game) | UInt32(outcome) << 30
+            var seen = Set<UInt64>()
+            for _ in 0..<20 {
+                let key = UInt64.random(in: 1...400, using: &generator) << 20
+                guard seen.insert(key).inserted else { continue }
+                let next = Bool.random(using: &generator) ? OpeningTreeBatch.ended : UInt64.random(in: 1...5) << 21
+                occurrences.append(Occurrence(key: key, next: next, game: UInt32(game) | UInt32(outcome) << 30))
+                var row = expected[key, default: [:]][next] ?? (0, [0, 0, 0, 0], Int.max)
+                row.games += 1
+                row.outcomes[outcome] += 1
+                row.best = min(row.best, game)
+                expected[key, default: [:]][next] = row
+            }
+        }
+        let ranks = GameRanks(
+            ids: (0..<games).map { Int64($0 + 1) }, elos: (0..<games).map { Int32(2800 - $0) }, payloads: table)
+        let spill = try OccurrenceSpill(files: 1, folders: [folder.url.path])
+        for occurrence in occurrences { try spill.append(occurrence, to: 0) }
+        try spill.finish()
+        XCTAssertEqual(spill.count(0), occurrences.count)
+
+        let filter = SinglesFilterPart(blocks: 16)
+        var sorted: [TreeRow] = []
+        let sorter = OccurrenceSorter()
+        try withExtendedLifetime(sorter) {
+            TreeRows(ranks: ranks).add(sorted: try sorter.read(spill, 0), to: &sorted, filter: filter)
+        }
+        var summed: [TreeRow] = []
+        try TreeRows(ranks: ranks).add(summing: spill, 0, to: &summed, filter: filter)
+        XCTAssertEqual(sorted, summed)
+
+        var byHand: [TreeRow] = []
+        for key in expected.keys.sorted() where expected[key]!.values.reduce(0, { $0 + $1.games }) >= 2 {
+            for next in expected[key]!.keys.sorted(by: { $0 &+ 1 < $1 &+ 1 }) {
+                let counted = expected[key]![next]!
+                var row = TreeRow(position: key, next: next)
+                row.games = UInt32(counted.games)
+                row.whiteWins = UInt32(counted.outcomes[1])
+                row.draws = UInt32(counted.outcomes[2])
+                row.blackWins = UInt32(counted.outcomes[3])
+                row.bestGame = Int64(counted.best + 1)
+                row.bestElo = Int32(2800 - counted.best)
+                byHand.append(row)
+            }
+        }
+        XCTAssertGreaterThan(byHand.count, 100)
+        XCTAssertEqual(sorted, byHand)
+    }
+
+    func testScratchFilesThatCannotBeMadeGiveAClearError() throws {
+        let missing = folder.path("no-such-folder")
+        XCTAssertThrowsError(try OccurrenceSpill(files: 2, folders: [missing])) { error in
+            guard case GameStoreError.scratchFile(let where_, let reason) = error else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(where_, missing)
+            XCTAssertEqual(reason, "No such file or directory")
+            XCTAssertTrue("\(error)".contains("pgn-lsp index --db"), "\(error)")
+        }
+        // The next folder of the list is taken, and nothing is left in it.
+        let spill = try OccurrenceSpill(files: 2, folders: [missing, folder.url.path])
+        try spill.append(Occurrence(key: 7, next: 8, game: 9), to: 1)
+        try spill.finish()
+        XCTAssertEqual(spill.count(1), 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path), [])
+    }
+
+    final class Box { var value = 0 }
+
+    func testTwoStagesHandOverEveryItemInOrderOnEitherThread() throws {
+        for fillAside in [false, true] {
+            var next = 0
+            var seen: [Int] = []
+            try TwoStages.run(
+                (Box(), Box()), fillAside: fillAside,
+                fill: { box in
+                    guard next < 1000 else { return false }
+                    box.value = next
+                    next += 1
+                    return true
+                },
+                use: { box in seen.append(box.value) })
+            XCTAssertEqual(seen, Array(0..<1000))
+        }
+    }
+
+    struct Stop: Error, Equatable { var stage: String }
+
+    func testAnErrorInEitherStageStopsBothAndIsThrown() {
+        for fillAside in [false, true] {
+            var used = 0
+            XCTAssertThrowsError(
+                try TwoStages.run(
+                    (Box(), Box()), fillAside: fillAside,
+                    fill: { box in
+                        box.value += 1
+                        if box.value == 50 { throw Stop(stage: "fill") }
+                        return true
+                    },
+                    use: { _ in used += 1 })
+            ) { XCTAssertEqual($0 as? Stop, Stop(stage: "fill")) }
+            XCTAssertLessThan(used, 100)
+            var filled = 0
+            XCTAssertThrowsError(
+                try TwoStages.run(
+                    (Box(), Box()), fillAside: fillAside,
+                    fill: { _ in
+                        filled += 1
+                        return true
+                    },
+                    use: { _ in throw Stop(stage: "use") })
+            ) { XCTAssertEqual($0 as? Stop, Stop(stage: "use")) }
+            XCTAssertLessThanOrEqual(filled, 3)
+        }
+    }
+}
