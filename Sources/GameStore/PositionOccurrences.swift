@@ -241,8 +241,8 @@ struct TreeRows {
                         best = min(best, run[member].rank)
                         member += 1
                     }
-                    row.bestGame = ranks.ids[best]
-                    row.bestElo = ranks.elos[best]
+                    row.bestGame = ranks.id(best)
+                    row.bestElo = ranks.elo(best)
                     rows.append(row)
                     group = member
                 }
@@ -266,8 +266,8 @@ struct TreeRows {
                 // In the order of IDs: the batch's best game is the one of the lowest rank.
                 let rank = buffer[index].rank
                 sums.add(
-                    buffer[index].key, buffer[index].next, outcome: buffer[index].outcome, elo: ranks.elos[rank],
-                    gameID: ranks.ids[rank])
+                    buffer[index].key, buffer[index].next, outcome: buffer[index].outcome, elo: ranks.elo(rank),
+                    gameID: ranks.id(rank))
             }
             first += count
         }

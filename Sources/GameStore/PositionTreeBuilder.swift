@@ -247,36 +247,77 @@ struct GameResults {
 
     /// The games ranked as the tree chooses its best game: the best-rated first, then by ID.
     func ranked() throws -> GameRanks {
-        var games: [(elo: Int32, id: Int64)] = []
-        table.forEach { id, packed in games.append((Int32(packed >> 2) - 1, id)) }
-        guard games.count < 1 << 30 else {
+        var low = Int64.max
+        var high = Int64.min
+        var count = 0
+        table.forEach { id, _ in
+            low = min(low, id)
+            high = max(high, id)
+            count += 1
+        }
+        guard count < 1 << 30 else {
             throw GameStoreError.notAGameDatabase(path: "", reason: "more than \((1 << 30) - 1) games")
         }
-        games.sort { $0.elo != $1.elo ? $0.elo > $1.elo : $0.id < $1.id }
-        var ranks = GameRanks(ids: games.map(\.id), elos: games.map(\.elo), payloads: table)
-        for (rank, game) in games.enumerated() {
-            ranks.payloads[game.id] = UInt32(rank) | GameOutcome(code: table[game.id]).code << 30
+        // A game's number: its ID − `low`, or, for IDs too far apart, its place among them.
+        var spread: [Int64] = []
+        if count > 0 && UInt64(bitPattern: high &- low) >= GameRanks.numberMask {
+            table.forEach { id, _ in spread.append(id) }
+            spread.sort()
+        }
+        func key(_ packed: UInt32) -> UInt64 { UInt64(100_001 - packed >> 2) << 40 }
+        var byRank: [UInt64] = []
+        byRank.reserveCapacity(count)
+        if spread.isEmpty {
+            table.forEach { id, packed in byRank.append(key(packed) | UInt64(id - low)) }
+        } else {
+            for (place, id) in spread.enumerated() { byRank.append(key(table[id]) | UInt64(place)) }
+        }
+        byRank.sort()
+        var ranks = GameRanks(byRank: byRank, low: low, spread: spread, payloads: table)
+        for (rank, key) in byRank.enumerated() {
+            let id = ranks.id(ofNumber: key & GameRanks.numberMask)
+            ranks.payloads[id] = UInt32(rank) | GameOutcome(code: table[id]).code << 30
         }
         return ranks
     }
 }
 
 /// Games ranked for the tree's best game (`GameResults.ranked`): a row's best game is the one
-/// of the lowest rank among its games.
+/// of the lowest rank among its games. 12 bytes a game.
 struct GameRanks {
-    /// By rank: the game's ID and rating (-1 without).
-    let ids: [Int64]
-    let elos: [Int32]
+    /// By rank: 100,001 − (the rating + 1, 0 without) in the high bits, the game's number in
+    /// the low 40.
+    private let byRank: [UInt64]
+    private let low: Int64
+    /// The IDs in order, when they are too far apart to be numbered from `low`.
+    private let spread: [Int64]
     /// By ID: the rank, and the outcome's code in the two high bits.
     fileprivate(set) var payloads: GameTable
 
-    init(ids: [Int64], elos: [Int32], payloads: GameTable) {
-        self.ids = ids
-        self.elos = elos
+    static let rankMask: UInt32 = (1 << 30) - 1
+    static let numberMask: UInt64 = (1 << 40) - 1
+
+    fileprivate init(byRank: [UInt64], low: Int64, spread: [Int64], payloads: GameTable) {
+        self.byRank = byRank
+        self.low = low
+        self.spread = spread
         self.payloads = payloads
     }
 
-    static let rankMask: UInt32 = (1 << 30) - 1
+    /// Games `ids` (by rank) and their ratings (-1 without), and `payloads` by ID.
+    init(ids: [Int64], elos: [Int32], payloads: GameTable) {
+        low = ids.min() ?? 0
+        spread = []
+        byRank = zip(ids, elos).map { UInt64(100_000 - Int($0.1)) << 40 | UInt64($0.0 - (ids.min() ?? 0)) }
+        self.payloads = payloads
+    }
+
+    fileprivate func id(ofNumber number: UInt64) -> Int64 {
+        spread.isEmpty ? low + Int64(number) : spread[Int(number)]
+    }
+
+    @inline(__always) func id(_ rank: Int) -> Int64 { id(ofNumber: byRank[rank] & GameRanks.numberMask) }
+    @inline(__always) func elo(_ rank: Int) -> Int32 { Int32(100_000 - Int(byRank[rank] >> 40)) }
 }
 
 /// A fixed number of bits.

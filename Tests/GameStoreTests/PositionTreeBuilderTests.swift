@@ -55,6 +55,27 @@ final class PositionTreeBuilderTests: XCTestCase {
         XCTAssertEqual(try treeAndFilter(path), usual)
     }
 
+    func testGameIDsFarApartAreRankedAsCloseOnes() throws {
+        let path = folder.path("games.db3")
+        let database = try GameDatabase(path: path)
+        let report = try database.importPGN(path: SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path)
+        let close = try treeAndFilter(path)
+        // Another program gives the later games IDs 2^50 further on: the index is built again,
+        // with the same rows and the best games' new IDs.
+        let shift: Int64 = 1 << 50
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE Games SET ID = ID + ? WHERE ID > 100", arguments: [shift])
+        }
+        XCTAssertEqual(try database.buildPositionIndex(), report.stored)
+        var far = try treeAndFilter(path)
+        far.tree = far.tree.map { row in
+            var row = row
+            if let best = row[6], best > shift { row[6] = best - shift }
+            return row
+        }
+        XCTAssertEqual(far, close)
+    }
+
     func testSortedAndAddedUpOccurrencesGiveTheRowsCountedByHand() throws {
         // 300 games; keys from a small pool so that many are shared; games ranked by number.
         var generator = SystemRandomNumberGenerator()
