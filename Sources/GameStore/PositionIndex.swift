@@ -311,34 +311,12 @@ final class SinglesFilterPart {
         table = LargeTable(bytes: self.range.count * SinglesFilter.blockBytes)
     }
 
-    /// Whether the key's block is in `range`.
-    @inline(__always) func holdsBlock(of key: UInt64) -> Bool {
-        range.contains(SinglesFilter.block(of: key, blocks: blocks))
-    }
-
-    /// The address of the key's line, to prefetch.
-    @inline(__always) func line(of key: UInt64) -> UnsafeRawPointer {
-        UnsafeRawPointer(
-            table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
-                + Int(truncatingIfNeeded: key & 63) * SinglesFilter.lineBytes)
-    }
-
-    /// Adds a key of a block in `range`; returns whether the filter held it already (or took
-    /// it for one it held).
-    @inline(__always) @discardableResult
-    func insert(_ key: UInt64) -> Bool {
+    /// Adds a key of a block in `range`.
+    @inline(__always)
+    func insert(_ key: UInt64) {
         let block =
             table.base + (SinglesFilter.block(of: key, blocks: blocks) - range.lowerBound) * SinglesFilter.blockBytes
-        var held = true
-        SinglesFilter.forEachBit(of: key) { byte, mask in
-            let address = block + byte
-            let value = address.load(as: UInt8.self)
-            if value & mask == 0 {
-                held = false
-                address.storeBytes(of: value | mask, as: UInt8.self)
-            }
-        }
-        return held
+        SinglesFilter.insert(key, into: UnsafeMutableRawBufferPointer(start: block, count: SinglesFilter.blockBytes))
     }
 
     /// Writes the blocks of `range` that hold a key (the table emptied, and the number of

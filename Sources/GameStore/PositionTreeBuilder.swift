@@ -1,4 +1,3 @@
-import CStorageShims
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -306,9 +305,10 @@ struct GameRanks {
 
     /// Games `ids` (by rank) and their ratings (-1 without), and `payloads` by ID.
     init(ids: [Int64], elos: [Int32], payloads: GameTable) {
-        low = ids.min() ?? 0
+        let low = ids.min() ?? 0
+        self.low = low
         spread = []
-        byRank = zip(ids, elos).map { UInt64(100_000 - Int($0.1)) << 40 | UInt64($0.0 - (ids.min() ?? 0)) }
+        byRank = zip(ids, elos).map { UInt64(100_000 - Int($0.1)) << 40 | UInt64($0.0 - low) }
         self.payloads = payloads
     }
 
@@ -324,10 +324,9 @@ struct GameRanks {
 final class BitSet {
     private let table: LargeTable
     private let words: UnsafeMutablePointer<UInt64>
-    private let wordCount: Int
 
     init(count: Int) {
-        wordCount = (count + 63) / 64
+        let wordCount = (count + 63) / 64
         table = LargeTable(bytes: wordCount * 8)
         words = table.base.bindMemory(to: UInt64.self, capacity: wordCount)
     }
@@ -336,10 +335,6 @@ final class BitSet {
 
     @inline(__always) func insert(_ bit: Int) { words[bit >> 6] |= 1 << UInt64(bit & 63) }
 
-    /// The address of the bit's word, to prefetch.
-    @inline(__always) func word(of bit: Int) -> UnsafeRawPointer { UnsafeRawPointer(words + (bit >> 6)) }
-
-    var count: Int { (0..<wordCount).reduce(0) { $0 + words[$1].nonzeroBitCount } }
 }
 
 /// For each key: the first game seen at it (its continuation, outcome and rating), and whether

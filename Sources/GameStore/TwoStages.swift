@@ -12,8 +12,8 @@ enum TwoStages {
         _ items: (Item, Item), fillAside: Bool, fill: (Item) throws -> Bool, use: (Item) throws -> Void
     ) throws {
         let state = State(items)
-        try withoutActuallyEscaping(fill) { fill in
-            try withoutActuallyEscaping(use) { use in
+        withoutActuallyEscaping(fill) { fill in
+            withoutActuallyEscaping(use) { use in
                 // The other thread's work, let go of before the closures' scope ends (the
                 // thread object may outlive it).
                 let aside = Aside()

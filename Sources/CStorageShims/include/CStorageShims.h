@@ -2,8 +2,8 @@
 #define CSTORAGESHIMS_H
 
 // The C calls GameStore needs and Swift cannot make: SQLite's variadic sqlite3_config
-// (sqlite_config.c), Linux's sync_file_range (writeback.c), glibc's malloc_trim, huge pages and
-// prefetching (memory.c).
+// (sqlite_config.c), Linux's sync_file_range (writeback.c), glibc's malloc_trim and huge pages
+// (memory.c).
 
 /// Sets SQLite's process-wide options before its first use: multi-thread mode (each
 /// connection is used by one thread at a time, so SQLite need not lock on every call) and no
@@ -27,8 +27,5 @@ void cstorage_release_free_memory(void);
 void *cstorage_allocate_table(unsigned long bytes);
 
 void cstorage_free_table(void *table);
-
-/// Asks the processor to bring `address`'s cache line in, for a write soon.
-static inline void cstorage_prefetch(const void *address) { __builtin_prefetch(address, 1, 0); }
 
 #endif
