@@ -186,7 +186,19 @@ extension GameDatabase {
                 try db.inTransaction(.immediate) {
                     let changes = try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") ?? -1
                     if case .success = outcome, changes == before + Int64(deferred.games) {
-                        // What the import's pipeline held goes back to the system first.
+                        // What the import's pipeline held goes back to the system first, and
+                        // the names looked up, which the next write finds again in the tables.
+                        self.forgetNames()
+                        // The duplicate check's table waits in a scratch file meanwhile (tens of
+                        // MB at millions of games); should it not come back, the check queries.
+                        var putAside: GameHashTable.PutAside?
+                        if let table = self.storedGameHashes, table.count >= GameHashTable.putAsideFrom {
+                            putAside = try? table.putAside(near: db)
+                            if putAside != nil { self.storedGameHashes = nil }
+                        }
+                        defer {
+                            if let putAside { self.storedGameHashes = try? GameHashTable(readingBack: putAside) }
+                        }
                         cstorage_release_free_memory()
                         try PositionTreeBuilder.rebuild(db)
                         try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")

@@ -46,8 +46,9 @@ public struct StoreReport: Sendable, Equatable {
 }
 
 extension GameDatabase {
-    /// The most names (of players, events, sites) a connection keeps looked up, per table.
-    static let namesCached = 100_000
+    /// The names (of players, events, sites) a connection keeps looked up, per table, are
+    /// the most recent of up to twice this many.
+    nonisolated(unsafe) static var namesCached = 100_000
 
     /// Stores games given as PGN text: they are read on every core, then written in one
     /// transaction. `progress` is called with (games done, games in all) while writing.
@@ -156,14 +157,11 @@ extension GameDatabase {
         }
 
         func id(
-            _ name: String?, cache: inout [String: Int64], insert: PreparedStatement, select: PreparedStatement,
-            added: inout Int, player: Bool = false, elo: Int? = nil
+            _ name: String?, cache: inout RecentCache<String, Int64>, insert: PreparedStatement,
+            select: PreparedStatement, added: inout Int, player: Bool = false, elo: Int? = nil
         ) throws -> Int64 {
             guard let name else { return 0 }
-            if let known = cache[name] { return known }
-            // Most names of a large file come once: past this many the cache starts again,
-            // and the names that come often come back into it.
-            if cache.count >= GameDatabase.namesCached { cache.removeAll(keepingCapacity: true) }
+            if let known = cache.value(for: name) { return known }
             insert.bind(1, name)
             // A new player gets the rating of the game that adds them: most players of a
             // large file appear once, and their row is then written once.
@@ -174,10 +172,7 @@ extension GameDatabase {
             if db.changesCount > 0 {
                 id = db.lastInsertedRowID
                 added += 1
-                if player, let elo {
-                    if storedElo.count >= GameDatabase.namesCached { storedElo.removeAll(keepingCapacity: true) }
-                    storedElo[id] = elo
-                }
+                if player, let elo { storedElo.insert(elo, for: id) }
             } else {
                 select.bind(1, name)
                 guard try select.step() else {
@@ -187,13 +182,13 @@ extension GameDatabase {
                 id = select.int64(column: 0)
                 select.reset()
             }
-            cache[name] = id
+            cache.insert(id, for: name)
             return id
         }
 
         var bestElo: [Int64: Int] = [:]
         func raise(_ player: Int64, to elo: Int?) {
-            guard let elo, player != 0, (storedElo[player] ?? Int.min) < elo else { return }
+            guard let elo, player != 0, (storedElo.value(for: player) ?? Int.min) < elo else { return }
             bestElo[player] = max(bestElo[player] ?? elo, elo)
         }
         for (piece, games) in pieces.enumerated() {
@@ -360,7 +355,7 @@ extension GameDatabase {
                 updateElo.bind(2, elo)
                 try updateElo.step()
                 updateElo.reset()
-                storedElo[player] = elo
+                storedElo.insert(elo, for: player)
             }
         }
         if let positionIndex { try finishPositionIndexWrite(db, positionIndex) }
@@ -374,10 +369,7 @@ extension GameDatabase {
     func refreshCaches(_ db: Database) throws {
         let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
         if version == dataVersion && counts != nil { return }
-        playerIDs.removeAll()
-        storedElo.removeAll()
-        eventIDs.removeAll()
-        siteIDs.removeAll()
+        forgetNames()
         var counts = Counts()
         counts.games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0
         counts.players = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Players") ?? 0
@@ -391,6 +383,14 @@ extension GameDatabase {
         // With no games in the file, every game it will hold is written here (until another
         // program writes: then this runs again, and the file has games).
         storedGameHashes = counts.games == 0 ? GameHashTable() : nil
+    }
+
+    /// Empties the caches of names looked up and of ratings stored.
+    func forgetNames() {
+        playerIDs.removeAll()
+        storedElo.removeAll()
+        eventIDs.removeAll()
+        siteIDs.removeAll()
     }
 
     func writeCounts(_ db: Database, _ counts: Counts) throws {

@@ -47,10 +47,10 @@ public final class GameDatabase: @unchecked Sendable {
     let createdFile: Bool
 
     // Names already looked up, by table; valid while no other connection writes.
-    var playerIDs: [String: Int64] = [:]
+    var playerIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     /// The Elo stored for players this connection added or raised: a game with a rating no
     /// higher needs no update.
-    var storedElo: [Int64: Int] = [:]
+    var storedElo = RecentCache<Int64, Int>(limit: GameDatabase.namesCached)
     /// While every game of the file was written by this connection (the file had none when
     /// it first looked, and no other program wrote since): a hash of each game's identity and
     /// mainline, with its row. A game whose hash is not here is no duplicate, and needs no
@@ -63,8 +63,8 @@ public final class GameDatabase: @unchecked Sendable {
     var identityIndexDeferred = false
     /// During an import, whose opening tree is built at its end: what it wrote so far.
     var deferredPositionTree: DeferredTree?
-    var eventIDs: [String: Int64] = [:]
-    var siteIDs: [String: Int64] = [:]
+    var eventIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
+    var siteIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     var counts: Counts?
     var dataVersion: Int64?
     /// Which optional columns and tables the file has (files made by other programs may lack some).

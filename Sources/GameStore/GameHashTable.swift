@@ -1,3 +1,5 @@
+import GRDB
+
 /// The games this connection wrote to a file that had none, by a hash of their identity and
 /// mainline: each entry holds 32 bits of the hash and the game's row ID, 8 bytes in an
 /// open-addressing table (linear probing) that grows by half when it is 80% full. A hash that
@@ -57,5 +59,50 @@ struct GameHashTable {
         slots = []
         slots = Array(repeating: 0, count: old.count + old.count / 2)
         for entry in old where entry != 0 { place(entry) }
+    }
+}
+
+extension GameHashTable {
+    /// Tables of at least this many games are put aside in a scratch file while the opening
+    /// tree is built (8 to 12 bytes a game: 40 MB and more at 4 million games).
+    nonisolated(unsafe) static var putAsideFrom = 1 << 20
+
+    /// A table's entries in a scratch file, read back by `init(readingBack:)`.
+    struct PutAside {
+        fileprivate let spill: OccurrenceSpill
+        fileprivate let slots: Int
+        fileprivate let count: Int
+    }
+
+    /// Writes the entries to an unlinked scratch file near `db`'s file; the table's memory can
+    /// then go back to the system until they are read back.
+    func putAside(near db: Database) throws -> PutAside {
+        let spill = try OccurrenceSpill(files: 1, near: db)
+        // Two entries to an `Occurrence` (16 bytes); an odd last one with an empty slot.
+        try slots.withUnsafeBytes { raw in
+            let pairs = raw.count / MemoryLayout<Occurrence>.stride
+            for k in 0..<pairs {
+                try spill.append(
+                    raw.load(fromByteOffset: k * MemoryLayout<Occurrence>.stride, as: Occurrence.self), to: 0)
+            }
+            if slots.count % 2 == 1 {
+                let last = (raw.load(fromByteOffset: raw.count - 8, as: UInt64.self), UInt64(0))
+                try withUnsafeBytes(of: last) { try spill.append($0.load(as: Occurrence.self), to: 0) }
+            }
+        }
+        try spill.finish()
+        return PutAside(spill: spill, slots: slots.count, count: count)
+    }
+
+    /// The table whose entries `putAside` wrote.
+    init(readingBack stored: PutAside) throws {
+        var slots = [UInt64](repeating: 0, count: stored.slots + stored.slots % 2)
+        try slots.withUnsafeMutableBytes { raw in
+            let pairs = raw.bindMemory(to: Occurrence.self)
+            try stored.spill.read(0, from: 0, count: pairs.count, into: pairs.baseAddress!)
+        }
+        slots.removeLast(slots.count - stored.slots)
+        self.slots = slots
+        self.count = stored.count
     }
 }

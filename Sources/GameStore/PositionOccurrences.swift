@@ -160,7 +160,7 @@ final class OccurrenceSorter {
         if count > capacity {
             first?.deallocate()
             second?.deallocate()
-            capacity = max(count, capacity * 5 / 4)
+            capacity = max(count, min(capacity * 5 / 4, PositionTreeBuilder.occurrencesSortedAtMost))
             first = .allocate(capacity: capacity)
             second = .allocate(capacity: capacity)
         }

@@ -14,10 +14,11 @@ import GRDBSQLite
 enum PositionTreeBuilder {
     /// Occurrences of positions in a range of keys, on average (16 bytes each in memory, and as
     /// much again to sort them).
-    nonisolated(unsafe) static var occurrencesPerPart = 1 << 20
+    nonisolated(unsafe) static var occurrencesPerPart = 1 << 19
     /// A range with more than this many (popular positions fell in it) is added up in a table
-    /// of its rows instead of sorted.
-    nonisolated(unsafe) static var occurrencesSortedAtMost = 4 << 20
+    /// of its rows instead of sorted: the sort's two buffers stay within 48 MB, which a range
+    /// holding the start position (every game) or 1. e4 would pass at a few million games.
+    nonisolated(unsafe) static var occurrencesSortedAtMost = 3 << 19
     /// Ranges whose scratch files are written in one replay.
     nonisolated(unsafe) static var partsPerReplay = 256
 

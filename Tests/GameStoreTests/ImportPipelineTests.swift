@@ -194,6 +194,47 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertFalse(table.insert(1, rowID: GameHashTable.largestRowID + 1))
     }
 
+    func testTheHashTableWaitsInAScratchFileAndComesBackTheSame() throws {
+        let queue = try DatabaseQueue(path: folder.path("aside.db3"))
+        for size in [0, 1, 2, 77, 5000] {
+            var table = GameHashTable(capacity: 16)
+            var random = SystemRandomNumberGenerator()
+            var entries: [(Int, Int64)] = []
+            for row in 0..<size {
+                let hash = Int(bitPattern: UInt(random.next() as UInt64))
+                XCTAssertTrue(table.insert(hash, rowID: Int64(row + 1)))
+                entries.append((hash, Int64(row + 1)))
+            }
+            let aside = try queue.read { try table.putAside(near: $0) }
+            let back = try GameHashTable(readingBack: aside)
+            XCTAssertEqual(back.count, size)
+            for (hash, row) in entries { XCTAssertTrue(back.contains(hash) { $0 == row }, "size \(size)") }
+            XCTAssertFalse(back.contains(entries.first?.0 ?? 1) { $0 == Int64(size + 1) })
+        }
+        // Nothing left in the folder: the file was unlinked as soon as it was made.
+        XCTAssertFalse(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path("")).contains { $0.hasPrefix(".pgn-lsp") })
+    }
+
+    func testAnImportOfMillionsOfGamesPutsItsTableAsideAndFindsDuplicatesAfter() throws {
+        // As for millions of games: the table goes to a scratch file while the tree is built.
+        GameHashTable.putAsideFrom = 10
+        defer { GameHashTable.putAsideFrom = 1 << 20 }
+        var pgn = ""
+        for round in 0..<60 {
+            pgn += "[Event \"e\"]\n[Round \"\(round)\"]\n[White \"W\(round % 7)\"]\n[Black \"B\"]\n\n"
+            pgn += round % 2 == 0 ? "1. e4 e5 2. Nf3 *\n\n" : "1. d4 d5 2. c4 *\n\n"
+        }
+        let input = try write(pgn, to: "aside.pgn")
+        let database = try GameDatabase(path: folder.path("aside.db3"))
+        XCTAssertEqual(try database.importPGN(path: input).stored, 60)
+        XCTAssertEqual(database.storedGameHashes?.count, 60, "read back after the tree")
+        let again = try database.importPGN(path: input)
+        XCTAssertEqual([again.stored, again.duplicates], [0, 60])
+        XCTAssertEqual(try rows(folder.path("aside.db3"), "SELECT COUNT(*) FROM Games")[0][0] as Int, 60)
+        XCTAssertGreaterThan(try rows(folder.path("aside.db3"), "SELECT COUNT(*) FROM PositionTree")[0][0] as Int, 0)
+    }
+
     func testAnotherProgramWritingDuringImportsIntoANewFileBuildsTheIdentityIndexFirst() throws {
         let game = "[Event \"x\"]\n[Site \"s\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. d4 d5 *\n"
         let path = folder.path("during.db3")
@@ -272,6 +313,72 @@ final class ImportPipelineTests: XCTestCase {
             try other.importPGN(path: try write(game(5, whiteElo: 2300, blackElo: 1000), to: "elo3.pgn")).stored, 1)
         XCTAssertEqual(try elo("Ann"), 2300)
         XCTAssertEqual(try elo("Bob"), 1900)
+    }
+
+    func testNamesAndRatingsStayRightWhenTheCachesForgetThem() throws {
+        // Caches of 3 names a half: 30 players, a few of whom come back often, go through them.
+        GameDatabase.namesCached = 3
+        defer { GameDatabase.namesCached = 100_000 }
+        var pgn = ""
+        var expected: [(white: String, black: String, event: String)] = []
+        var best: [String: Int] = [:]
+        for round in 0..<300 {
+            let white = round % 3 == 0 ? "Often" : "P\((round * 7) % 29)"
+            let black = round % 5 == 0 ? "Often" : "Q\((round * 11) % 23)"
+            let event = "E\(round % 13)"
+            let whiteElo = 1500 + (round * 37) % 400
+            let blackElo = 1400 + (round * 53) % 500
+            best[white] = max(best[white] ?? 0, whiteElo)
+            best[black] = max(best[black] ?? 0, blackElo)
+            expected.append((white, black, event))
+            pgn += """
+                [Event "\(event)"]
+                [Round "\(round)"]
+                [White "\(white)"]
+                [Black "\(black)"]
+                [WhiteElo "\(whiteElo)"]
+                [BlackElo "\(blackElo)"]
+
+                1. e4 *
+
+
+                """
+        }
+        let path = folder.path("names.db3")
+        let database = try GameDatabase(path: path)
+        // Three imports: names met in an earlier one are found again, by the cache or the table.
+        let third = pgn.count / 3
+        let start = pgn.startIndex
+        let cuts = [
+            pgn.index(start, offsetBy: 0),
+            pgn.range(of: "[Event", range: pgn.index(start, offsetBy: third)..<pgn.endIndex)!.lowerBound,
+            pgn.range(of: "[Event", range: pgn.index(start, offsetBy: 2 * third)..<pgn.endIndex)!.lowerBound,
+            pgn.endIndex,
+        ]
+        var stored = 0
+        for k in 0..<3 {
+            stored += try database.importPGN(path: try write(String(pgn[cuts[k]..<cuts[k + 1]]), to: "names\(k).pgn"))
+                .stored
+        }
+        XCTAssertEqual(stored, 300)
+        let games = try rows(
+            path,
+            """
+            SELECT w.Name, b.Name, e.Name FROM Games g JOIN Players w ON w.ID = g.WhiteID \
+            JOIN Players b ON b.ID = g.BlackID JOIN Events e ON e.ID = g.EventID ORDER BY g.ID
+            """)
+        XCTAssertEqual(games.count, 300)
+        for (row, game) in zip(games, expected) {
+            XCTAssertEqual([row[0], row[1], row[2]], [game.white, game.black, game.event])
+        }
+        let players = try rows(path, "SELECT Name, Elo FROM Players WHERE ID != 0")
+        XCTAssertEqual(players.count, best.count, "each name once")
+        for player in players {
+            XCTAssertEqual(player["Elo"] as Int?, best[player["Name"] as String], player["Name"] as String)
+        }
+        // The import's writes skip SQLite's own check, and leave it on for everything else.
+        XCTAssertEqual(try rows(path, "PRAGMA foreign_key_check").count, 0)
+        XCTAssertEqual(try database.run { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") }, 1)
     }
 
     func testALockedDatabaseStopsAnImportWithAClearErrorAndNoHalfGame() throws {

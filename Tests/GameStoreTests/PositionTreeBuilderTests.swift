@@ -13,8 +13,8 @@ final class PositionTreeBuilderTests: XCTestCase {
 
     override func setUpWithError() throws { folder = try TemporaryDirectory() }
     override func tearDown() {
-        PositionTreeBuilder.occurrencesPerPart = 1 << 20
-        PositionTreeBuilder.occurrencesSortedAtMost = 4 << 20
+        PositionTreeBuilder.occurrencesPerPart = 1 << 19
+        PositionTreeBuilder.occurrencesSortedAtMost = 3 << 19
         PositionTreeBuilder.partsPerReplay = 256
         folder.cleanUp()
     }

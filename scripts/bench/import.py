@@ -167,6 +167,9 @@ def scale(args):
                 if fresh:
                     for extra in ("", "-journal", "-wal", "-shm"):
                         pathlib.Path(str(target) + extra).unlink(missing_ok=True)
+                # The last run's database (gigabytes at 1M games) is written to the disk first:
+                # otherwise the system writes it during this run, which then pays for it.
+                os.sync()
                 load = os.getloadavg()[0]
                 with open(log, "wb") as stdout:
                     if condition == "busy":
