@@ -162,25 +162,29 @@ extension GameDatabase {
         ) throws -> Int64 {
             guard let name else { return 0 }
             if let known = cache.value(for: name) { return known }
-            insert.bind(1, name)
-            // A new player gets the rating of the game that adds them: most players of a
-            // large file appear once, and their row is then written once.
-            if player { insert.bind(2, elo) }
-            try insert.step()
-            insert.reset()
+            // Looked up before any insert: an insert that a known name makes SQLite ignore
+            // still takes a number from `AUTOINCREMENT` (Events, Sites), so the IDs given
+            // would depend on what the cache happened to hold.
+            select.bind(1, name)
+            let found = try select.step()
             let id: Int64
-            if db.changesCount > 0 {
+            if found {
+                id = select.int64(column: 0)
+                select.reset()
+            } else {
+                select.reset()
+                insert.bind(1, name)
+                // A new player gets the rating of the game that adds them: most players of a
+                // large file appear once, and their row is then written once.
+                if player { insert.bind(2, elo) }
+                try insert.step()
+                insert.reset()
+                guard db.changesCount > 0 else {
+                    throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
+                }
                 id = db.lastInsertedRowID
                 added += 1
                 if player, let elo { storedElo.insert(elo, for: id) }
-            } else {
-                select.bind(1, name)
-                guard try select.step() else {
-                    select.reset()
-                    throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
-                }
-                id = select.int64(column: 0)
-                select.reset()
             }
             cache.insert(id, for: name)
             return id

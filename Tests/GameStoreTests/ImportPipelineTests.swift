@@ -361,6 +361,14 @@ final class ImportPipelineTests: XCTestCase {
                 .stored
         }
         XCTAssertEqual(stored, 300)
+        // The IDs do not depend on what the caches held: the same as with caches that forget nothing.
+        GameDatabase.namesCached = 100_000
+        let roomy = try GameDatabase(path: folder.path("roomy.db3"))
+        for k in 0..<3 { _ = try roomy.importPGN(path: folder.path("names\(k).pgn")) }
+        for table in ["Players", "Events", "Sites", "Games"] {
+            let sql = "SELECT * FROM \(table) ORDER BY ID"
+            XCTAssertEqual(try rows(path, sql), try rows(folder.path("roomy.db3"), sql), table)
+        }
         let games = try rows(
             path,
             """
