@@ -62,7 +62,7 @@ extension GameDatabase {
 
     /// Imports a PGN stream: read in pieces cut between games, games read and encoded on every
     /// core, written in order while later pieces are being read. Memory stays bounded by the
-    /// pieces in flight (2 MB of text each, 16 and one per core) whatever the size of the input. Games are
+    /// pieces in flight (2 MB of text each, 8 and one per core) whatever the size of the input. Games are
     /// numbered from `firstIndex` in refusals. A failure to write stops the import;
     /// transactions already committed stay.
     public func importPGN(
@@ -100,7 +100,7 @@ extension GameDatabase {
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end); one
     /// reader thread per core takes each in turn, parses and encodes it (and gives back a mapped
     /// piece's pages at once); one writer thread stores the encoded pieces in file order, all
-    /// that are ready (up to eight) in one transaction. At most 16 pieces and one per core are
+    /// that are ready (up to four) in one transaction. At most 8 pieces and one per core are
     /// in flight, cut and not yet written, so a writer slower than the readers holds them back instead of
     /// letting results pile up, and memory stays the same whatever the input's size.
     func importPieces(
@@ -219,14 +219,15 @@ extension GameDatabase {
 }
 
 extension GameDatabase {
-    /// The most pieces written in one transaction (about 16 MB of PGN, 7,000 games): a page
+    /// The most pieces written in one transaction (about 8 MB of PGN, 3,500 games): a page
     /// that many games change (the players' names index, the last page of each table) is
     /// copied to the journal once a transaction, so larger transactions copy less; their dirty
     /// pages still fit in the page cache. At most twice this many pieces and one per reader
     /// are in flight (cut and not yet written): one batch being written, the next gathering,
-    /// and every reader busy meanwhile. Against 2 to a batch and 8 in flight, on 2 cores: 1M
-    /// games in 33.8 s instead of 36.5 (medians of three), the journal's writes a fifth as large.
-    static let piecesPerBatch = 8
+    /// and every reader busy meanwhile. On 2 cores, 1M games: 2 to a transaction (8 in
+    /// flight) 36.5 s, 8 (18) 33.8 s, medians of three; 4 (10) as fast as 8 in alternated
+    /// runs, with 20 MB less resident at 1M games and 21 MB less anonymous memory at 4M.
+    static let piecesPerBatch = 4
 }
 
 /// A piece of the input holding whole games: a view of a mapped file, or bytes read.
