@@ -31,7 +31,8 @@ struct RecentCache<Key: Hashable, Value> {
         newer[key] = value
     }
 
-    /// Forgets everything (another program changed the file).
+    /// Forgets everything (another program changed the file, or an import gives the memory
+    /// back before it builds the opening tree).
     mutating func removeAll() {
         newer.removeAll()
         older.removeAll()
