@@ -16,6 +16,16 @@ extension GameDatabase {
     /// Pieces of about this many bytes are cut at a game boundary and read on separate cores.
     static let pieceSize = 2 << 20
 
+    /// Runs `body` (the imports of several files, typically) as one import: the search indexes
+    /// of a new file (`withSearchIndexesBuiltAtTheEnd`) and the opening tree
+    /// (`withDeferredPositionTree`) are built once, after the last, from all the games.
+    /// `totalBytes` is the size of all the PGN the imports read (nil when not known).
+    public func withIndexesBuiltAtTheEnd<T>(totalBytes: Int?, _ body: () throws -> T) throws -> T {
+        try withSearchIndexesBuiltAtTheEnd {
+            try withDeferredPositionTree(totalBytes: totalBytes, body)
+        }
+    }
+
     /// Imports a PGN file: mapped into memory when it is a regular file (no copy of its bytes),
     /// otherwise read as a stream (see `importPGN(from:)`).
     public func importPGN(

@@ -160,8 +160,11 @@ extension GameDatabase {
     }
 
     /// Runs an import with the opening tree built once at its end, from all the games: each
-    /// transaction adds the games' keys only. After a failure, or when another program changed
-    /// the games meanwhile, the index is left out of date (built again later).
+    /// transaction adds the games' keys only. Also after a failure, for the transactions
+    /// committed before it (the imports of the files before a missing one), unless another
+    /// program holds the file. When the count of changes shows that a transaction the import
+    /// counted did not commit, or that another program changed the games meanwhile, the index
+    /// is left out of date (built again later).
     ///
     /// A small import into a large file (fewer games, by `totalBytes`, than a tenth of those
     /// it has) brings the tree up to date transaction by transaction instead, as saves do:
@@ -181,11 +184,12 @@ extension GameDatabase {
         let deferred = deferredPositionTree!
         deferredPositionTree = nil
         guard deferred.started, let before else { return try outcome.get() }
+        if case .failure(GameStoreError.locked) = outcome { return try outcome.get() }
         do {
             try run { db in
                 try db.inTransaction(.immediate) {
                     let changes = try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") ?? -1
-                    if case .success = outcome, changes == before + Int64(deferred.games) {
+                    if changes == before + Int64(deferred.games) {
                         // What the import's pipeline held goes back to the system first, and
                         // the names looked up, which the next write finds again in the tables.
                         self.forgetNames()

@@ -46,8 +46,18 @@ struct Import: ParsableCommand {
         let bar = ProgressBar(enabled: isatty(2) == 1)
         var total = StoreReport()
         var refused: [(String, RefusedGame)] = []
-        // Into a new file, the search indexes are built once, after the last file.
-        try database.withSearchIndexesBuiltAtTheEnd {
+        // The search indexes of a new file and the opening tree are built once, after the last
+        // file, from all the games (standard input's size is not known).
+        var totalBytes: Int? = 0
+        for path in files {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            if attributes?[.type] as? FileAttributeType == .typeRegular, let size = attributes?[.size] as? Int {
+                totalBytes? += size
+            } else {
+                totalBytes = nil
+            }
+        }
+        try database.withIndexesBuiltAtTheEnd(totalBytes: totalBytes) {
             for path in files {
                 let report: StoreReport
                 do {

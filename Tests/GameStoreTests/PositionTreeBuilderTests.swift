@@ -55,6 +55,49 @@ final class PositionTreeBuilderTests: XCTestCase {
         XCTAssertEqual(try treeAndFilter(path), usual)
     }
 
+    func testTheImportsOfSeveralFilesBuildTheTreeOnceAfterTheLast() throws {
+        let path = folder.path("games.db3")
+        let database = try GameDatabase(path: path)
+        let files = try ["corpus/lichess/lichess_db_1000k.pgn", "corpus/pgn-lsp/position-keys.pgn"].map {
+            try SharedMaterial.url($0).path
+        }
+        let bytes = try files.reduce(0) { $0 + (try Data(contentsOf: URL(fileURLWithPath: $1)).count) }
+        var between: PositionIndexStatus?
+        let stored = try database.withIndexesBuiltAtTheEnd(totalBytes: bytes) {
+            let first = try database.importPGN(path: files[0])
+            // The first file's games are in, their tree is not: it comes after the last file.
+            between = try database.positionIndexStatus()
+            return first.stored + (try database.importPGN(path: files[1])).stored
+        }
+        XCTAssertEqual(between, .updating)
+        try assertTreeIsBuiltAsByIndex(database, path, stored: stored)
+    }
+
+    /// The file's index is current, with the rows and filter that building it again gives.
+    func assertTreeIsBuiltAsByIndex(
+        _ database: GameDatabase, _ path: String, stored: Int, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        XCTAssertEqual(try database.positionIndexStatus(), .current, file: file, line: line)
+        let built = try treeAndFilter(path)
+        XCTAssertGreaterThan(built.tree.count, 400, file: file, line: line)
+        XCTAssertEqual(try database.buildPositionIndex(), stored, file: file, line: line)
+        XCTAssertEqual(try treeAndFilter(path), built, file: file, line: line)
+    }
+
+    func testAFileThatCannotBeReadAfterOthersLeavesTheirTreeBuilt() throws {
+        let path = folder.path("games.db3")
+        let database = try GameDatabase(path: path)
+        let lichess = try SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path
+        var stored = 0
+        XCTAssertThrowsError(
+            try database.withIndexesBuiltAtTheEnd(totalBytes: nil) {
+                stored = try database.importPGN(path: lichess).stored
+                _ = try database.importPGN(path: folder.path("missing.pgn"))
+            })
+        XCTAssertGreaterThan(stored, 400)
+        try assertTreeIsBuiltAsByIndex(database, path, stored: stored)
+    }
+
     func testGameIDsFarApartAreRankedAsCloseOnes() throws {
         let path = folder.path("games.db3")
         let database = try GameDatabase(path: path)
