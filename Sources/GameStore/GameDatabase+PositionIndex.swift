@@ -179,7 +179,12 @@ extension GameDatabase {
         }
         // About 700 bytes of PGN a game (less with no comments, more with clocks).
         if let totalBytes, Int64(totalBytes / 700) * 10 < stored { return try body() }
-        deferredPositionTree = DeferredTree()
+        // Into a file without games, the writer keeps each game's tree keys and result aside
+        // (a scratch file, 16 bytes an occurrence, and 4 bytes a game); the tree is built from
+        // them, not by replaying the games.
+        treeBuiltFromImportedKeys = false
+        deferredPositionTree = DeferredTree(
+            imported: before != nil && stored == 0 ? try? run { db in try ImportedTreeKeys(near: db) } : nil)
         let outcome = Result { try body() }
         let deferred = deferredPositionTree!
         deferredPositionTree = nil
@@ -203,8 +208,13 @@ extension GameDatabase {
                         defer {
                             if let putAside { self.storedGameHashes = try? GameHashTable(readingBack: putAside) }
                         }
+                        // The build reads and writes in order: a small page cache serves it as
+                        // well, and what the import's cache held goes back first.
+                        try db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.treeCacheKiB)")
+                        defer { _ = try? db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.cacheKiB)") }
                         cstorage_release_free_memory()
-                        try PositionTreeBuilder.rebuild(db)
+                        self.treeBuiltFromImportedKeys = try PositionTreeBuilder.rebuild(
+                            db, imported: deferred.imported)
                         try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
                     }
                     try db.execute(sql: "UPDATE PositionIndexState SET Updater = 0")

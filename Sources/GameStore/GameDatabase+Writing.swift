@@ -318,6 +318,9 @@ extension GameDatabase {
                         hashes: game.positionHashes,
                         outcome: incremental ? GameOutcome(result: game.result) : .unknown,
                         rating: incremental ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
+                    deferredPositionTree?.imported?.add(
+                        id: gameID, hashes: game.positionHashes, outcome: GameOutcome(result: game.result),
+                        rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
                 }
                 report.stored += 1
                 if keepIDs { report.storedIDs.append(gameID) }

@@ -63,6 +63,9 @@ public final class GameDatabase: @unchecked Sendable {
     var identityIndexDeferred = false
     /// During an import, whose opening tree is built at its end: what it wrote so far.
     var deferredPositionTree: DeferredTree?
+    /// Whether the last tree built at the end of an import came from the keys it wrote aside
+    /// (`ImportedTreeKeys`) rather than from a replay of the games.
+    var treeBuiltFromImportedKeys = false
     var eventIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     var siteIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     var counts: Counts?
@@ -75,6 +78,8 @@ public final class GameDatabase: @unchecked Sendable {
         var started = false
         /// Games whose keys were written.
         var games = 0
+        /// Into a file without games: their tree's keys and results, as they were written.
+        var imported: ImportedTreeKeys?
     }
 
     struct Counts {
@@ -94,6 +99,9 @@ public final class GameDatabase: @unchecked Sendable {
 
     /// The page cache of a writing connection, in KiB; also the memory an index build sorts in.
     static let cacheKiB = 32768
+
+    /// The page cache while the opening tree is built at the end of an import, in KiB.
+    static let treeCacheKiB = 8192
 
     /// SQLite's process-wide options, set before the first connection opens.
     static let sqliteOptions: Void = { _ = cstorage_configure_sqlite_for_bulk_writes() }()

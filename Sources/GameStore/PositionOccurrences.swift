@@ -33,13 +33,15 @@ struct Occurrence {
 /// at a time. They are made in the database's folder (a temporary folder may be memory) and
 /// unlinked at once: nothing is left behind, whatever happens to the process.
 final class OccurrenceSpill {
-    /// Occurrences buffered per file before they are written (64 KB).
-    static let buffered = 4096
+    /// Occurrences buffered per file before they are written (32 KB; 8 MB for 256 files).
+    static let buffered = 2048
 
     let folder: String
     private let descriptors: [Int32]
-    private var pending: [Int]
-    private var written: [Int]
+    /// Per file: occurrences buffered, and written (pointers, not arrays: `append` runs tens of
+    /// millions of times, and an array's checks were most of its cost).
+    private let pending: UnsafeMutablePointer<Int>
+    private let written: UnsafeMutablePointer<Int>
     private let buffers: UnsafeMutablePointer<Occurrence>
 
     /// Files in the folder of `db`'s file, else in the system's temporary folder.
@@ -80,14 +82,18 @@ final class OccurrenceSpill {
         }
         folder = chosen.folder
         descriptors = chosen.descriptors
-        pending = Array(repeating: 0, count: files)
-        written = Array(repeating: 0, count: files)
+        pending = .allocate(capacity: max(1, files))
+        pending.initialize(repeating: 0, count: max(1, files))
+        written = .allocate(capacity: max(1, files))
+        written.initialize(repeating: 0, count: max(1, files))
         buffers = .allocate(capacity: max(1, files) * OccurrenceSpill.buffered)
     }
 
     deinit {
         descriptors.forEach { _ = close($0) }
         buffers.deallocate()
+        pending.deallocate()
+        written.deallocate()
     }
 
     @inline(__always)
@@ -95,6 +101,19 @@ final class OccurrenceSpill {
         buffers[file * OccurrenceSpill.buffered + pending[file]] = occurrence
         pending[file] += 1
         if pending[file] == OccurrenceSpill.buffered { try flush(file) }
+    }
+
+    /// Appends occurrences in order, copied into the file's buffer.
+    func append(_ occurrences: UnsafeBufferPointer<Occurrence>, to file: Int) throws {
+        var next = 0
+        while next < occurrences.count {
+            let count = min(occurrences.count - next, OccurrenceSpill.buffered - pending[file])
+            (buffers + file * OccurrenceSpill.buffered + pending[file]).update(
+                from: occurrences.baseAddress! + next, count: count)
+            pending[file] += count
+            next += count
+            if pending[file] == OccurrenceSpill.buffered { try flush(file) }
+        }
     }
 
     /// Writes what is buffered.

@@ -22,12 +22,17 @@ enum PositionTreeBuilder {
     /// Ranges whose scratch files are written in one replay.
     nonisolated(unsafe) static var partsPerReplay = 256
 
-    /// Replaces the tree's rows and the filter; `db` is in a transaction.
-    static func rebuild(_ db: Database) throws {
+    /// Replaces the tree's rows and the filter; `db` is in a transaction. With `imported` (the
+    /// keys an import into a file without games wrote aside, when they are all the file's
+    /// games), the occurrences and results are read from there instead of replaying the moves
+    /// and reading `Games`. Returns whether they were.
+    @discardableResult
+    static func rebuild(_ db: Database, imported: ImportedTreeKeys? = nil) throws -> Bool {
         try db.execute(sql: "DELETE FROM PositionTree")
         let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionMoves") ?? 0
-        if games == 0 { return }
-        let ranks = try GameResults(db).ranked()
+        if games == 0 { return false }
+        let imported = try imported.flatMap { try $0.describes(db, count: games) ? $0 : nil }
+        let ranks = try (imported?.takeResults() ?? GameResults(db, games: games)).ranked()
         let plies = PositionIndex.treeDepth + 1
         let blocks = SinglesFilter.blocks(forKeys: games * plies)
         let parts = max(1, min(blocks, (games * plies + occurrencesPerPart - 1) / occurrencesPerPart))
@@ -42,28 +47,19 @@ enum PositionTreeBuilder {
         while first < parts {
             let last = min(parts, first + partsPerReplay)
             let spill = try OccurrenceSpill(files: last - first, near: db)
-            // Replayed here, written to the files beside.
-            let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
-            let reader = PositionMovesReader()
-            // A statement stepped again after its last row starts over.
-            var read = false
-            try TwoStages.run(
-                (KeyChunk(), KeyChunk()), fillAside: false,
-                fill: { chunk in
-                    guard !read else { return false }
-                    read = try !chunk.fill(statement, reader, ranks)
-                    return chunk.games > 0
-                },
-                use: { chunk in
-                    for game in 0..<chunk.games {
-                        let payload = chunk.payloads[game]
-                        try forEachTreeKey(chunk.keys(of: game), chunk.counts[game]) { _, key, next in
-                            let part = SinglesFilter.block(of: key, blocks: blocks) * parts / blocks
-                            guard part >= first && part < last else { return }
-                            try spill.append(Occurrence(key: key, next: next, game: payload), to: part - first)
-                        }
-                    }
-                })
+            func add(_ key: UInt64, _ next: UInt64, _ payload: UInt32) throws {
+                let part = SinglesFilter.block(of: key, blocks: blocks) * parts / blocks
+                guard part >= first && part < last else { return }
+                try spill.append(Occurrence(key: key, next: next, game: payload), to: part - first)
+            }
+            if let imported {
+                try imported.forEachOccurrence { occurrence in
+                    try add(occurrence.key, occurrence.next, ranks.payloads[imported.firstID + Int64(occurrence.game)])
+                }
+                if last == parts { imported.discard() }
+            } else {
+                try replay(db, ranks, add)
+            }
             try spill.finish()
             // Sorted and added up beside, written here.
             var next = first
@@ -91,6 +87,34 @@ enum PositionTreeBuilder {
                 })
             first = last
         }
+        return imported != nil
+    }
+
+    /// Replays the games' first plies from `PositionMoves` (read here, the keys made beside)
+    /// and calls `add` with each occurrence and the game's payload.
+    private static func replay(
+        _ db: Database, _ ranks: GameRanks, _ add: (UInt64, UInt64, UInt32) throws -> Void
+    ) throws {
+        // Replayed here, written to the files beside.
+        let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
+        let reader = PositionMovesReader()
+        // A statement stepped again after its last row starts over.
+        var read = false
+        try TwoStages.run(
+            (KeyChunk(), KeyChunk()), fillAside: false,
+            fill: { chunk in
+                guard !read else { return false }
+                read = try !chunk.fill(statement, reader, ranks)
+                return chunk.games > 0
+            },
+            use: { chunk in
+                for game in 0..<chunk.games {
+                    let payload = chunk.payloads[game]
+                    try forEachTreeKey(chunk.keys(of: game), chunk.counts[game]) { _, key, next in
+                        try add(key, next, payload)
+                    }
+                }
+            })
     }
 
     /// Up to `gamesPerChunk` games' keys, read from `PositionMoves`.
@@ -219,9 +243,12 @@ struct GameTable {
 struct GameResults {
     private var table: GameTable
 
-    init(_ db: Database) throws {
-        let bounds = try Row.fetchOne(db, sql: "SELECT MIN(ID), MAX(ID), COUNT(*) FROM Games")
-        table = GameTable(low: bounds?[0] ?? 0, high: bounds?[1] ?? -1, count: bounds?[2] ?? 0)
+    /// `games`: about how many games the file has, when known (counting them reads the whole
+    /// table; the lowest and highest IDs are read from its ends).
+    init(_ db: Database, games: Int? = nil) throws {
+        let bounds = try Row.fetchOne(
+            db, sql: "SELECT MIN(ID), MAX(ID)\(games == nil ? ", COUNT(*)" : "") FROM Games")
+        table = GameTable(low: bounds?[0] ?? 0, high: bounds?[1] ?? -1, count: games ?? bounds?[2] ?? 0)
         let statement = try PreparedStatement(db, "SELECT ID, Result, WhiteElo, BlackElo FROM Games")
         while try statement.step() {
             let id = statement.int64(column: 0)
@@ -235,6 +262,9 @@ struct GameResults {
             table[id] = GameResults.pack(GameOutcome(result: result), rating)
         }
     }
+
+    /// From results gathered otherwise (`ImportedTreeKeys`).
+    init(table: GameTable) { self.table = table }
 
     static func pack(_ outcome: GameOutcome, _ rating: Int?) -> UInt32 {
         outcome.code | UInt32(max(0, min(100_000, (rating ?? -1) + 1))) << 2

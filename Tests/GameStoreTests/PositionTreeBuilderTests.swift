@@ -55,6 +55,38 @@ final class PositionTreeBuilderTests: XCTestCase {
         XCTAssertEqual(try treeAndFilter(path), usual)
     }
 
+    func testAnImportIntoANewFileBuildsTheTreeFromTheKeysItWroteAsReplayingDoes() throws {
+        // Small ranges, three to a pass: the keys written aside are read once a pass.
+        PositionTreeBuilder.occurrencesPerPart = 300
+        PositionTreeBuilder.partsPerReplay = 3
+        PositionTreeBuilder.occurrencesSortedAtMost = 200
+        let lichess = try SharedMaterial.url("corpus/lichess/lichess_db_1000k.pgn").path
+        let path = folder.path("games.db3")
+        let database = try GameDatabase(path: path)
+        let stored = try database.importPGN(path: lichess).stored
+        XCTAssertTrue(database.treeBuiltFromImportedKeys)
+        try assertTreeIsBuiltAsByIndex(database, path, stored: stored)
+        // Into a file that has games, a large import's tree is built from all of them, by
+        // replaying them.
+        let before = folder.path("before.db3")
+        let other = try GameDatabase(path: before)
+        let few = try other.importPGN(path: SharedMaterial.url("corpus/pgn-lsp/position-keys.pgn").path).stored
+        let many = try other.importPGN(path: lichess).stored
+        XCTAssertFalse(other.treeBuiltFromImportedKeys)
+        try assertTreeIsBuiltAsByIndex(other, before, stored: few + many)
+    }
+
+    func testKeysWrittenAsideForGamesOutOfTurnAreNotUsed() throws {
+        let database = try DatabaseQueue()
+        try database.write { db in
+            let keys = try ImportedTreeKeys(near: db)
+            keys.add(id: 1, hashes: [1 << 20, 2 << 20], outcome: .whiteWins, rating: 2000)
+            keys.add(id: 3, hashes: [1 << 20, 3 << 20], outcome: .draw, rating: nil)
+            XCTAssertTrue(keys.broken)
+            XCTAssertFalse(try keys.describes(db, count: 1))
+        }
+    }
+
     func testTheImportsOfSeveralFilesBuildTheTreeOnceAfterTheLast() throws {
         let path = folder.path("games.db3")
         let database = try GameDatabase(path: path)
