@@ -179,12 +179,11 @@ extension GameDatabase {
         }
         // About 700 bytes of PGN a game (less with no comments, more with clocks).
         if let totalBytes, Int64(totalBytes / 700) * 10 < stored { return try body() }
-        // Into a file without games, the writer keeps each game's tree keys and result aside
-        // (a scratch file, 16 bytes an occurrence, and 4 bytes a game); the tree is built from
-        // them, not by replaying the games.
-        treeBuiltFromImportedKeys = false
+        // Into a file without games, the writer keeps each game's result and rating aside:
+        // the tree ranks the games from them, not from `Games`.
+        treeRankedFromImportedResults = false
         deferredPositionTree = DeferredTree(
-            imported: before != nil && stored == 0 ? try? run { db in try ImportedTreeKeys(near: db) } : nil)
+            imported: before != nil && stored == 0 ? try? run { db in try ImportedResults(near: db) } : nil)
         let outcome = Result { try body() }
         let deferred = deferredPositionTree!
         deferredPositionTree = nil
@@ -198,22 +197,24 @@ extension GameDatabase {
                         // What the import's pipeline held goes back to the system first, and
                         // the names looked up, which the next write finds again in the tables.
                         self.forgetNames()
-                        // The duplicate check's table waits in a scratch file meanwhile (tens of
-                        // MB at millions of games); should it not come back, the check queries.
-                        var putAside: GameHashTable.PutAside?
-                        if let table = self.storedGameHashes, table.count >= GameHashTable.putAsideFrom {
-                            putAside = try? table.putAside(near: db)
-                            if putAside != nil { self.storedGameHashes = nil }
-                        }
-                        defer {
-                            if let putAside { self.storedGameHashes = try? GameHashTable(readingBack: putAside) }
+                        // The duplicate check's table waits in a scratch file (tens of MB at
+                        // millions of games) through the tree and the search indexes, until the
+                        // next write reads it back (`refreshCaches`); should it not come back,
+                        // the check queries.
+                        if let table = self.storedGameHashes, table.count >= GameHashTable.putAsideFrom,
+                            let putAside = try? table.putAside(near: db)
+                        {
+                            self.storedGameHashes = nil
+                            self.storedGameHashesPutAside = putAside
                         }
                         // The build reads and writes in order: a small page cache serves it as
                         // well, and what the import's cache held goes back first.
                         try db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.treeCacheKiB)")
                         defer { _ = try? db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.cacheKiB)") }
                         cstorage_release_free_memory()
-                        self.treeBuiltFromImportedKeys = try PositionTreeBuilder.rebuild(
+                        // And what the build held goes back before the search indexes are built.
+                        defer { cstorage_release_free_memory() }
+                        self.treeRankedFromImportedResults = try PositionTreeBuilder.rebuild(
                             db, imported: deferred.imported)
                         try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
                     }

@@ -319,7 +319,7 @@ extension GameDatabase {
                         outcome: incremental ? GameOutcome(result: game.result) : .unknown,
                         rating: incremental ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
                     deferredPositionTree?.imported?.add(
-                        id: gameID, hashes: game.positionHashes, outcome: GameOutcome(result: game.result),
+                        id: gameID, outcome: GameOutcome(result: game.result),
                         rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
                 }
                 report.stored += 1
@@ -374,8 +374,15 @@ extension GameDatabase {
 
     /// Drops what this connection remembers when another program changed the file since.
     func refreshCaches(_ db: Database) throws {
+        let putAside = storedGameHashesPutAside
+        storedGameHashesPutAside = nil
         let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
-        if version == dataVersion && counts != nil { return }
+        if version == dataVersion && counts != nil {
+            // The duplicate check's table, put aside at the end of the last import, is read
+            // back; another program's write since makes it useless.
+            if let putAside { storedGameHashes = try? GameHashTable(readingBack: putAside) }
+            return
+        }
         forgetNames()
         var counts = Counts()
         counts.games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0

@@ -56,6 +56,9 @@ public final class GameDatabase: @unchecked Sendable {
     /// mainline, with its row. A game whose hash is not here is no duplicate, and needs no
     /// query; one whose hash is here is compared with the rows it names.
     var storedGameHashes: GameHashTable? = nil
+    /// `storedGameHashes` while it waits in a scratch file, from the end of a large import
+    /// until the next write.
+    var storedGameHashesPutAside: GameHashTable.PutAside?
     /// Inside `withSearchIndexesBuiltAtTheEnd`, with the search indexes dropped.
     var searchIndexesDeferred = false
     /// `GamesIdentity` was dropped with the search indexes: built as soon as the duplicate
@@ -63,9 +66,9 @@ public final class GameDatabase: @unchecked Sendable {
     var identityIndexDeferred = false
     /// During an import, whose opening tree is built at its end: what it wrote so far.
     var deferredPositionTree: DeferredTree?
-    /// Whether the last tree built at the end of an import came from the keys it wrote aside
-    /// (`ImportedTreeKeys`) rather than from a replay of the games.
-    var treeBuiltFromImportedKeys = false
+    /// Whether the last tree built at the end of an import ranked the games from the results it
+    /// kept (`ImportedResults`) rather than from `Games`.
+    var treeRankedFromImportedResults = false
     var eventIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     var siteIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
     var counts: Counts?
@@ -78,8 +81,8 @@ public final class GameDatabase: @unchecked Sendable {
         var started = false
         /// Games whose keys were written.
         var games = 0
-        /// Into a file without games: their tree's keys and results, as they were written.
-        var imported: ImportedTreeKeys?
+        /// Into a file without games: their results and ratings, as they were written.
+        var imported: ImportedResults?
     }
 
     struct Counts {

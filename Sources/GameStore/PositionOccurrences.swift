@@ -103,13 +103,16 @@ final class OccurrenceSpill {
         if pending[file] == OccurrenceSpill.buffered { try flush(file) }
     }
 
-    /// Appends occurrences in order, copied into the file's buffer.
-    func append(_ occurrences: UnsafeBufferPointer<Occurrence>, to file: Int) throws {
+    /// Appends the occurrences of `bytes` (a multiple of 16 bytes, here any data to keep
+    /// aside), copied into the file's buffer.
+    func append(bytes: UnsafeRawBufferPointer, to file: Int) throws {
+        let stride = MemoryLayout<Occurrence>.stride
+        precondition(bytes.count % stride == 0)
         var next = 0
-        while next < occurrences.count {
-            let count = min(occurrences.count - next, OccurrenceSpill.buffered - pending[file])
-            (buffers + file * OccurrenceSpill.buffered + pending[file]).update(
-                from: occurrences.baseAddress! + next, count: count)
+        while next < bytes.count / stride {
+            let count = min(bytes.count / stride - next, OccurrenceSpill.buffered - pending[file])
+            UnsafeMutableRawPointer(buffers + file * OccurrenceSpill.buffered + pending[file]).copyMemory(
+                from: bytes.baseAddress! + next * stride, byteCount: count * stride)
             pending[file] += count
             next += count
             if pending[file] == OccurrenceSpill.buffered { try flush(file) }

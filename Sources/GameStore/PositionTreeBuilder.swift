@@ -23,16 +23,16 @@ enum PositionTreeBuilder {
     nonisolated(unsafe) static var partsPerReplay = 256
 
     /// Replaces the tree's rows and the filter; `db` is in a transaction. With `imported` (the
-    /// keys an import into a file without games wrote aside, when they are all the file's
-    /// games), the occurrences and results are read from there instead of replaying the moves
-    /// and reading `Games`. Returns whether they were.
+    /// results an import into a file without games kept, when they are all the file's games),
+    /// the games are ranked from them instead of from `Games`. Returns whether they were.
     @discardableResult
-    static func rebuild(_ db: Database, imported: ImportedTreeKeys? = nil) throws -> Bool {
+    static func rebuild(_ db: Database, imported: ImportedResults? = nil) throws -> Bool {
         try db.execute(sql: "DELETE FROM PositionTree")
         let games = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM PositionMoves") ?? 0
         if games == 0 { return false }
-        let imported = try imported.flatMap { try $0.describes(db, count: games) ? $0 : nil }
-        let ranks = try (imported?.takeResults() ?? GameResults(db, games: games)).ranked()
+        // Kept results that cannot be read back are read from the table.
+        let kept = try imported.flatMap { try $0.describes(db, count: games) ? try? $0.takeResults() : nil }
+        let ranks = try (kept ?? GameResults(db, games: games)).ranked()
         let plies = PositionIndex.treeDepth + 1
         let blocks = SinglesFilter.blocks(forKeys: games * plies)
         let parts = max(1, min(blocks, (games * plies + occurrencesPerPart - 1) / occurrencesPerPart))
@@ -47,19 +47,28 @@ enum PositionTreeBuilder {
         while first < parts {
             let last = min(parts, first + partsPerReplay)
             let spill = try OccurrenceSpill(files: last - first, near: db)
-            func add(_ key: UInt64, _ next: UInt64, _ payload: UInt32) throws {
-                let part = SinglesFilter.block(of: key, blocks: blocks) * parts / blocks
-                guard part >= first && part < last else { return }
-                try spill.append(Occurrence(key: key, next: next, game: payload), to: part - first)
-            }
-            if let imported {
-                try imported.forEachOccurrence { occurrence in
-                    try add(occurrence.key, occurrence.next, ranks.payloads[imported.firstID + Int64(occurrence.game)])
-                }
-                if last == parts { imported.discard() }
-            } else {
-                try replay(db, ranks, add)
-            }
+            // Replayed here, written to the files beside.
+            let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
+            let reader = PositionMovesReader()
+            // A statement stepped again after its last row starts over.
+            var read = false
+            try TwoStages.run(
+                (KeyChunk(), KeyChunk()), fillAside: false,
+                fill: { chunk in
+                    guard !read else { return false }
+                    read = try !chunk.fill(statement, reader, ranks)
+                    return chunk.games > 0
+                },
+                use: { chunk in
+                    for game in 0..<chunk.games {
+                        let payload = chunk.payloads[game]
+                        try forEachTreeKey(chunk.keys(of: game), chunk.counts[game]) { _, key, next in
+                            let part = SinglesFilter.block(of: key, blocks: blocks) * parts / blocks
+                            guard part >= first && part < last else { return }
+                            try spill.append(Occurrence(key: key, next: next, game: payload), to: part - first)
+                        }
+                    }
+                })
             try spill.finish()
             // Sorted and added up beside, written here.
             var next = first
@@ -87,34 +96,7 @@ enum PositionTreeBuilder {
                 })
             first = last
         }
-        return imported != nil
-    }
-
-    /// Replays the games' first plies from `PositionMoves` (read here, the keys made beside)
-    /// and calls `add` with each occurrence and the game's payload.
-    private static func replay(
-        _ db: Database, _ ranks: GameRanks, _ add: (UInt64, UInt64, UInt32) throws -> Void
-    ) throws {
-        // Replayed here, written to the files beside.
-        let statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
-        let reader = PositionMovesReader()
-        // A statement stepped again after its last row starts over.
-        var read = false
-        try TwoStages.run(
-            (KeyChunk(), KeyChunk()), fillAside: false,
-            fill: { chunk in
-                guard !read else { return false }
-                read = try !chunk.fill(statement, reader, ranks)
-                return chunk.games > 0
-            },
-            use: { chunk in
-                for game in 0..<chunk.games {
-                    let payload = chunk.payloads[game]
-                    try forEachTreeKey(chunk.keys(of: game), chunk.counts[game]) { _, key, next in
-                        try add(key, next, payload)
-                    }
-                }
-            })
+        return kept != nil
     }
 
     /// Up to `gamesPerChunk` games' keys, read from `PositionMoves`.
@@ -263,7 +245,7 @@ struct GameResults {
         }
     }
 
-    /// From results gathered otherwise (`ImportedTreeKeys`).
+    /// From results gathered otherwise (`ImportedResults`).
     init(table: GameTable) { self.table = table }
 
     static func pack(_ outcome: GameOutcome, _ rating: Int?) -> UInt32 {

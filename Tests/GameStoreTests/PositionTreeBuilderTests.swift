@@ -55,8 +55,8 @@ final class PositionTreeBuilderTests: XCTestCase {
         XCTAssertEqual(try treeAndFilter(path), usual)
     }
 
-    func testAnImportIntoANewFileBuildsTheTreeFromTheKeysItWroteAsReplayingDoes() throws {
-        // Small ranges, three to a pass: the keys written aside are read once a pass.
+    func testAnImportIntoANewFileRanksTheGamesFromTheResultsItKeptAsFromTheTable() throws {
+        // Small ranges, three to a replay.
         PositionTreeBuilder.occurrencesPerPart = 300
         PositionTreeBuilder.partsPerReplay = 3
         PositionTreeBuilder.occurrencesSortedAtMost = 200
@@ -64,26 +64,42 @@ final class PositionTreeBuilderTests: XCTestCase {
         let path = folder.path("games.db3")
         let database = try GameDatabase(path: path)
         let stored = try database.importPGN(path: lichess).stored
-        XCTAssertTrue(database.treeBuiltFromImportedKeys)
+        XCTAssertTrue(database.treeRankedFromImportedResults)
         try assertTreeIsBuiltAsByIndex(database, path, stored: stored)
-        // Into a file that has games, a large import's tree is built from all of them, by
-        // replaying them.
+        // Into a file that has games, a large import's tree is built from all of them, ranked
+        // from the table.
         let before = folder.path("before.db3")
         let other = try GameDatabase(path: before)
         let few = try other.importPGN(path: SharedMaterial.url("corpus/pgn-lsp/position-keys.pgn").path).stored
         let many = try other.importPGN(path: lichess).stored
-        XCTAssertFalse(other.treeBuiltFromImportedKeys)
+        XCTAssertFalse(other.treeRankedFromImportedResults)
         try assertTreeIsBuiltAsByIndex(other, before, stored: few + many)
     }
 
-    func testKeysWrittenAsideForGamesOutOfTurnAreNotUsed() throws {
-        let database = try DatabaseQueue()
-        try database.write { db in
-            let keys = try ImportedTreeKeys(near: db)
-            keys.add(id: 1, hashes: [1 << 20, 2 << 20], outcome: .whiteWins, rating: 2000)
-            keys.add(id: 3, hashes: [1 << 20, 3 << 20], outcome: .draw, rating: nil)
-            XCTAssertTrue(keys.broken)
-            XCTAssertFalse(try keys.describes(db, count: 1))
+    func testResultsKeptAsideComeBackByIDAndGamesOutOfTurnAreNotUsed() throws {
+        try DatabaseQueue(path: folder.path("scratch.db3")).write { db in
+            // Three pieces written to the scratch file and a part of one still in memory.
+            let results = try ImportedResults(near: db)
+            let count = 3 * ImportedResults.piece + 5
+            let outcomes: [GameOutcome] = [.whiteWins, .draw, .blackWins, .unknown]
+            for k in 0..<count {
+                results.add(id: 10 + Int64(k), outcome: outcomes[k % 4], rating: k % 7 == 0 ? nil : k % 3000)
+            }
+            XCTAssertFalse(results.broken)
+            let back = try results.takeResults()
+            for k in [
+                0, 1, 6, 7, ImportedResults.piece - 1, ImportedResults.piece, 2 * ImportedResults.piece + 3, count - 1,
+            ] {
+                let (outcome, elo) = back[10 + Int64(k)]
+                XCTAssertEqual(outcome, outcomes[k % 4], "game \(k)")
+                XCTAssertEqual(elo, k % 7 == 0 ? -1 : Int32(k % 3000), "game \(k)")
+            }
+            let outOfTurn = try ImportedResults(near: db)
+            outOfTurn.add(id: 1, outcome: .whiteWins, rating: 2000)
+            XCTAssertFalse(outOfTurn.broken)
+            outOfTurn.add(id: 3, outcome: .draw, rating: nil)
+            XCTAssertTrue(outOfTurn.broken)
+            XCTAssertFalse(try outOfTurn.describes(db, count: 1))
         }
     }
 
