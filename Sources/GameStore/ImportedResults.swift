@@ -13,8 +13,8 @@ import GRDB
 /// ranks are read from `Games` after all; the import itself goes on.
 final class ImportedResults {
     private let spill: OccurrenceSpill
-    /// `GameResults.pack` of the games numbered from those in the file on (a number is the
-    /// ID − `firstID`).
+    /// `GameResults.pack` of the games not yet in the scratch file, in the order of their IDs
+    /// (the file holds those of the games before, from `firstID` on).
     private var pending: [UInt32] = []
     /// Results to a piece written at once: a multiple of 4.
     static let piece = 1 << 16
