@@ -80,14 +80,11 @@ extension GameHashTable {
         let spill = try OccurrenceSpill(files: 1, near: db)
         // Two entries to an `Occurrence` (16 bytes); an odd last one with an empty slot.
         try slots.withUnsafeBytes { raw in
-            let pairs = raw.count / MemoryLayout<Occurrence>.stride
-            for k in 0..<pairs {
-                try spill.append(
-                    raw.load(fromByteOffset: k * MemoryLayout<Occurrence>.stride, as: Occurrence.self), to: 0)
-            }
+            let paired = raw.count / MemoryLayout<Occurrence>.stride * MemoryLayout<Occurrence>.stride
+            try spill.append(bytes: UnsafeRawBufferPointer(rebasing: raw[..<paired]), to: 0)
             if slots.count % 2 == 1 {
                 let last = (raw.load(fromByteOffset: raw.count - 8, as: UInt64.self), UInt64(0))
-                try withUnsafeBytes(of: last) { try spill.append($0.load(as: Occurrence.self), to: 0) }
+                try withUnsafeBytes(of: last) { try spill.append(bytes: $0, to: 0) }
             }
         }
         try spill.finish()
