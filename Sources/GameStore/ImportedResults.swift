@@ -71,9 +71,9 @@ final class ImportedResults {
         while first < spill.count(0) {
             let count = min(perRead, spill.count(0) - first)
             try spill.read(0, from: first, count: count, into: buffer)
-            let results = UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt32.self)
+            let results = UnsafeRawPointer(buffer)
             for k in 0..<count * 4 {
-                table[id] = results[k]
+                table[id] = results.load(fromByteOffset: k * 4, as: UInt32.self)
                 id += 1
             }
             first += count
