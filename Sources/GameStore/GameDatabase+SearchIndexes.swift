@@ -94,8 +94,15 @@ extension GameDatabase {
         guard all.contains(where: { !names.contains($0.name) }) else { return }
         guard try names.contains("GamesIdentity") || GameDatabase.hasTagsColumn(db) else { return }
         // Each build reads the whole table through the page cache (no memory map: its pages
-        // would stay resident, the whole file) and sorts in as much memory as the cache may
-        // take, in temporary files beyond that.
+        // would stay resident, the whole file) and sorts in lists as large as the cache,
+        // merged from temporary files beyond one. Small lists, sorted by one helper thread
+        // per core while the next fills, build them faster than one large list: at a million
+        // games 3.8–4.0 s instead of 6.1–6.2 with 32 MB, and with a quarter of the memory.
+        try db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.indexBuildCacheKiB)")
+        defer { _ = try? db.execute(sql: "PRAGMA cache_size = -\(GameDatabase.cacheKiB)") }
+        let helpers = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        try db.execute(sql: "PRAGMA threads = \(helpers)")
+        defer { _ = try? db.execute(sql: "PRAGMA threads = 0") }
         try db.inTransaction(.immediate) {
             // Looked up again under the lock: another import may have built them meanwhile.
             let names = try GameDatabase.indexNames(db)

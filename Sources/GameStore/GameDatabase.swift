@@ -100,8 +100,12 @@ public final class GameDatabase: @unchecked Sendable {
         var hasComments: Bool
     }
 
-    /// The page cache of a writing connection, in KiB; also the memory an index build sorts in.
+    /// The page cache of a writing connection, in KiB.
     static let cacheKiB = 32768
+
+    /// The page cache while the search indexes are built at the end of an import, in KiB:
+    /// also the size of each list their builds sort in memory.
+    static let indexBuildCacheKiB = 4096
 
     /// The page cache while the opening tree is built at the end of an import, in KiB.
     static let treeCacheKiB = 8192

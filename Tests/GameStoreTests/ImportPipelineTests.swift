@@ -194,6 +194,25 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertFalse(table.insert(1, rowID: GameHashTable.largestRowID + 1))
     }
 
+    func testTheHashTableGrowsASixteenthAtATimeAndFindsEveryGame() throws {
+        var table = GameHashTable()
+        var random = SystemRandomNumberGenerator()
+        var entries: [(Int, Int64)] = []
+        for row in 1...200_000 {
+            let hash = Int(bitPattern: UInt(random.next() as UInt64))
+            XCTAssertTrue(table.insert(hash, rowID: Int64(row)))
+            entries.append((hash, Int64(row)))
+        }
+        XCTAssertEqual(table.count, 200_000)
+        for (hash, row) in entries where row % 7 == 0 { XCTAssertTrue(table.contains(hash) { $0 == row }) }
+        XCTAssertFalse(table.contains(entries[0].0) { $0 == 200_001 })
+        // Each table is a sixteenth of the whole, give or take: growing one copies only it.
+        let slots = table.slotsPerShard
+        XCTAssertEqual(slots.count, GameHashTable.shardCount)
+        XCTAssertLessThanOrEqual(slots.max()!, 2 * slots.reduce(0, +) / GameHashTable.shardCount)
+        XCTAssertGreaterThanOrEqual(slots.reduce(0, +) * 4, 200_000 * 5, "at most 80% full")
+    }
+
     func testTheHashTableWaitsInAScratchFileAndComesBackTheSame() throws {
         let queue = try DatabaseQueue(path: folder.path("aside.db3"))
         for size in [0, 1, 2, 77, 5000] {
