@@ -110,9 +110,10 @@ extension GameDatabase {
     /// The import pipeline. The calling thread cuts pieces (`nextPiece`, nil at the end); one
     /// reader thread per core takes each in turn, parses and encodes it (and gives back a mapped
     /// piece's pages at once); one writer thread stores the encoded pieces in file order, all
-    /// that are ready (up to four) in one transaction. At most 8 pieces and one per core are
-    /// in flight, cut and not yet written, so a writer slower than the readers holds them back instead of
-    /// letting results pile up, and memory stays the same whatever the input's size.
+    /// that are ready (up to four) at a time, `piecesPerTransaction` to a transaction. At most
+    /// 8 pieces and one per core are in flight, cut and not yet written, so a writer slower
+    /// than the readers holds them back instead of letting results pile up, and memory stays
+    /// the same whatever the input's size.
     func importPieces(
         totalBytes: Int?, firstIndex: Int, progress: (@Sendable (ImportProgress) -> Void)?,
         written: (@Sendable (Int) -> Void)? = nil, nextPiece: () throws -> ImportPiece?
@@ -160,26 +161,13 @@ extension GameDatabase {
         let commentRows = options.commentRows
         let writing = DispatchGroup()
 
-        // The writer: pieces in order, each batch one transaction.
+        // The writer: pieces in order, up to `piecesPerTransaction` in one transaction.
         DispatchQueue(label: "GameStore.import.writer").async(group: writing) {
-            var next = 0
-            var nextIndex = firstIndex
-            while let batch = pipeline.takeReady(from: next) {
-                var offsets: [Int] = []
-                for piece in batch.pieces {
-                    offsets.append(nextIndex)
-                    nextIndex += piece.count
-                }
-                do {
-                    let report = try self.write(pieces: batch.pieces, indexOffsets: offsets, keepIDs: false)
-                    written?(batch.end)
-                    let games = pipeline.finish(batch.pieces.count, report: report)
-                    progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
-                } catch {
-                    pipeline.fail(error)
-                    return
-                }
-                next += batch.pieces.count
+            do {
+                try self.writePieces(
+                    pipeline, totalBytes: totalBytes, firstIndex: firstIndex, progress: progress, written: written)
+            } catch {
+                pipeline.fail(error)
             }
         }
 
@@ -229,15 +217,77 @@ extension GameDatabase {
 }
 
 extension GameDatabase {
-    /// The most pieces written in one transaction (about 8 MB of PGN, 3,500 games): a page
-    /// that many games change (the players' names index, the last page of each table) is
-    /// copied to the journal once a transaction, so larger transactions copy less; their dirty
-    /// pages still fit in the page cache. At most twice this many pieces and one per reader
-    /// are in flight (cut and not yet written): one batch being written, the next gathering,
-    /// and every reader busy meanwhile. On 2 cores, 1M games: 2 to a transaction (8 in
-    /// flight) 36.5 s, 8 (18) 33.8 s, medians of three; 4 (10) as fast as 8 in alternated
-    /// runs, with 20 MB less resident at 1M games and 21 MB less anonymous memory at 4M.
+    /// The writer's loop: each batch of pieces ready is written as it comes (and leaves the
+    /// pipeline, so that the readers go on), and the transaction commits once it holds
+    /// `piecesPerTransaction` pieces, and at the end. A failure rolls back the open
+    /// transaction: the transactions committed before it stay.
+    fileprivate func writePieces(
+        _ pipeline: ImportPipeline, totalBytes: Int?, firstIndex: Int,
+        progress: (@Sendable (ImportProgress) -> Void)?, written: (@Sendable (Int) -> Void)?
+    ) throws {
+        try run { db in
+            // The position index's triggers make each insert into `Games` keep a statement
+            // journal (the pages it changes, to undo it alone): in memory, a few pages, not a
+            // temporary file written for every game. Index builds sort in files again after.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+            var next = 0
+            var nextIndex = firstIndex
+            var pieces = 0
+            var stored = 0
+            func commit() throws {
+                try db.commit()
+                if stored > 0 { self.removeSearchIndex() }
+                pieces = 0
+                stored = 0
+            }
+            do {
+                while let batch = pipeline.takeReady(from: next) {
+                    var offsets: [Int] = []
+                    for piece in batch.pieces {
+                        offsets.append(nextIndex)
+                        nextIndex += piece.count
+                    }
+                    if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
+                    let report = try self.writeInTransaction(
+                        db, batch.pieces, offsets, progress: nil, keepIDs: false)
+                    pieces += batch.pieces.count
+                    stored += report.stored
+                    next += batch.pieces.count
+                    written?(batch.end)
+                    let games = pipeline.finish(batch.pieces.count, report: report)
+                    progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
+                    if pieces >= GameDatabase.piecesPerTransaction { try commit() }
+                }
+                if db.isInsideTransaction { try commit() }
+            } catch {
+                if db.isInsideTransaction {
+                    try? db.rollback()
+                    self.forgetAfterRollback()
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The most pieces the writer takes at once (about 8 MB of PGN, 3,500 games). At most
+    /// twice this many pieces and one per reader are in flight (cut and not yet written): one
+    /// batch being written, the next gathering, and every reader busy meanwhile. On 2 cores,
+    /// 1M games: 2 at once (8 in flight) 36.5 s, 8 (18) 33.8 s, medians of three; 4 (10) as
+    /// fast as 8 in alternated runs, with 20 MB less resident at 1M games and 21 MB less
+    /// anonymous memory at 4M.
     static let piecesPerBatch = 4
+
+    /// The pieces written in one transaction (about 128 MB of PGN, 56,000 games), several of
+    /// the writer's batches. Each page a transaction changes that the file had before it (the
+    /// pages of the names' indexes that new names go into, all over them; the last page of each
+    /// table) is copied to the journal and written again at the commit, so larger transactions
+    /// copy less: at a million games, 4 pieces to a transaction wrote 8.9 GB for a 2 GB file
+    /// and took 25.9–28.9 s, 16 pieces 22.5–24.3 s, 64 pieces 23.2–23.9 s; at 4 million, 16 pieces 139.9 s, 64
+    /// 127.7 s, 256 125.0 s. The pieces leave the pipeline as soon as they are written: memory
+    /// does not grow with this (beyond the page cache, SQLite writes dirty pages out before
+    /// the commit). An interrupted import loses the games of one transaction at most.
+    nonisolated(unsafe) static var piecesPerTransaction = 64
 }
 
 /// A piece of the input holding whole games: a view of a mapped file, or bytes read.

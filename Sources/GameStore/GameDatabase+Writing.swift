@@ -91,9 +91,14 @@ extension GameDatabase {
             // temporary file written for every game. Index builds sort in files again after.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
-            try db.inTransaction(.immediate) {
-                report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress, keepIDs: keepIDs)
-                return .commit
+            do {
+                try db.inTransaction(.immediate) {
+                    report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress, keepIDs: keepIDs)
+                    return .commit
+                }
+            } catch {
+                forgetAfterRollback()
+                throw error
             }
         }
         if report.stored > 0 { removeSearchIndex() }
@@ -397,6 +402,16 @@ extension GameDatabase {
         // With no games in the file, every game it will hold is written here (until another
         // program writes: then this runs again, and the file has games).
         storedGameHashes = counts.games == 0 ? GameHashTable() : nil
+    }
+
+    /// Forgets what this connection remembers of the file after a transaction that rolled
+    /// back: the names it looked up or added (an ID it added is given to the next name
+    /// added), the counts, and the duplicate check's table; the next write reads them again.
+    func forgetAfterRollback() {
+        forgetNames()
+        counts = nil
+        storedGameHashes = nil
+        storedGameHashesPutAside = nil
     }
 
     /// Empties the caches of names looked up and of ratings stored.

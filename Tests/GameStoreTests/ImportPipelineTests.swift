@@ -442,6 +442,84 @@ final class ImportPipelineTests: XCTestCase {
                 .map { (String($0.split(separator: " ")[2]), String($0.dropLast())) })
     }
 
+    /// A PGN file of `count` games, each with its own two players, `Round` numbering them.
+    func gamesOfNewPlayers(_ count: Int, from first: Int = 0, round: (Int) -> String = { "\($0)" }) -> String {
+        (first..<first + count).map { k in
+            "[Event \"e\"]\n[Site \"s\"]\n[Round \"\(round(k))\"]\n[White \"W\(k)\"]\n[Black \"B\(k)\"]\n\n1. e4 e5 *\n\n"
+        }.joined()
+    }
+
+    func testAFailedImportLeavesItsEarlierTransactionsAndNoGameOfTheLast() throws {
+        // Pieces of 2 MB, one to a transaction: a game that cannot be written in the third
+        // piece rolls back that piece only.
+        GameDatabase.piecesPerTransaction = 1
+        defer { GameDatabase.piecesPerTransaction = 64 }
+        let path = folder.path("partial.db3")
+        _ = try GameDatabase(path: path)
+        let sentinels = try rows(path, "SELECT COUNT(*) FROM Players")[0][0] as Int
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER Refuse BEFORE INSERT ON Games WHEN NEW.Round = 'boom'
+                    BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END
+                    """)
+        }
+        let total = 60_000
+        let bad = 50_000
+        let input = try write(gamesOfNewPlayers(total) { $0 == bad ? "boom" : "\($0)" }, to: "partial.pgn")
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: input)[.size] as! Int, 4 << 20)
+        let database = try GameDatabase(path: path)
+        XCTAssertThrowsError(try database.importPGN(path: input)) { error in
+            XCTAssertTrue("\(error)".contains("refused by a trigger"), "\(error)")
+        }
+        let stored = try rows(path, "SELECT COUNT(*) AS n, MAX(CAST(Round AS INTEGER)) AS last FROM Games")[0]
+        // Whole pieces before the one that failed, and nothing of that one.
+        XCTAssertGreaterThan(stored["n"] as Int, 0)
+        XCTAssertLessThan(stored["last"] as Int, bad)
+        XCTAssertEqual(stored["n"] as Int, (stored["last"] as Int) + 1)
+        XCTAssertEqual(
+            try rows(path, "SELECT COUNT(*) FROM Players")[0][0] as Int, sentinels + 2 * (stored["n"] as Int))
+    }
+
+    func testNamesAddedInATransactionThatRolledBackAreNotUsedAfter() throws {
+        let path = folder.path("rollback.db3")
+        let database = try GameDatabase(path: path)
+        XCTAssertEqual(try database.importPGN(path: try write(gamesOfNewPlayers(3), to: "first.pgn")).stored, 3)
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER Refuse BEFORE INSERT ON Games WHEN NEW.Round = 'boom'
+                    BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END
+                    """)
+        }
+        // W3…W9 and B3…B9 are added, then the transaction rolls back at the last game.
+        let failing = gamesOfNewPlayers(7, from: 3) { $0 == 9 ? "boom" : "\($0)" }
+        XCTAssertThrowsError(try database.importPGN(path: try write(failing, to: "failing.pgn")))
+        XCTAssertThrowsError(try database.store(games: [GameSource(text: failing, index: 0)]))
+        // New players take the IDs those had; W3…W8 come back with IDs of their own.
+        let next = gamesOfNewPlayers(4, from: 20) + gamesOfNewPlayers(6, from: 3)
+        XCTAssertEqual(try database.importPGN(path: try write(next, to: "next.pgn")).stored, 10)
+        XCTAssertEqual(
+            try database.store(games: [GameSource(text: gamesOfNewPlayers(2, from: 30), index: 0)]).stored, 2)
+        let games = try rows(
+            path,
+            """
+            SELECT g.Round AS round, w.Name AS white, b.Name AS black FROM Games g
+            JOIN Players w ON w.ID = g.WhiteID JOIN Players b ON b.ID = g.BlackID ORDER BY g.ID
+            """)
+        XCTAssertEqual(games.count, 15)
+        for game in games {
+            let round: String = game["round"]
+            XCTAssertEqual([game["white"], game["black"]], ["W\(round)", "B\(round)"], "round \(round)")
+        }
+        // The counts in `Info` are those of the tables (30 players and the file's own).
+        let info = try rows(path, "SELECT Value FROM Info WHERE Name IN ('GameCount', 'PlayerCount') ORDER BY Name")
+        let counted = try rows(path, "SELECT (SELECT COUNT(*) FROM Games), (SELECT COUNT(*) FROM Players)")[0]
+        XCTAssertEqual(info.map { Int($0[0] as String) }, [15, counted[1] as Int])
+        XCTAssertEqual(counted[0] as Int, 15)
+    }
+
     func testAnImportIntoANewFileEndsWithEveryIndexOfTheSchema() throws {
         XCTAssertEqual(schemaIndexes.count, 8)
         let path = folder.path("indexed.db3")
