@@ -280,13 +280,14 @@ extension GameDatabase {
 
     /// The pieces written in one transaction (about 128 MB of PGN, 56,000 games), several of
     /// the writer's batches. Each page a transaction changes that the file had before it (the
-    /// pages of the names' indexes that new names go into, all over them; the last page of each
-    /// table) is copied to the journal and written again at the commit, so larger transactions
-    /// copy less: at a million games, 4 pieces to a transaction wrote 8.9 GB for a 2 GB file
-    /// and took 25.9–28.9 s, 16 pieces 22.5–24.3 s, 64 pieces 23.2–23.9 s; at 4 million, 16 pieces 139.9 s, 64
-    /// 127.7 s, 256 125.0 s. The pieces leave the pipeline as soon as they are written: memory
-    /// does not grow with this (beyond the page cache, SQLite writes dirty pages out before
-    /// the commit). An interrupted import loses the games of one transaction at most.
+    /// pages of the names' indexes that new names go into, all over them; the last page of
+    /// each table) is copied to the journal and written again at the commit, so larger
+    /// transactions copy less. At a million games, 4 pieces to a transaction wrote 8.9 GB for
+    /// a 2 GB file and took 25.9–28.9 s; 16 pieces took 22.5–24.3 s, 64 pieces 23.2–23.9 s.
+    /// At 4 million: 16 pieces 139.9 s, 64 pieces 127.7 s, 256 pieces 125.0 s. The pieces
+    /// leave the pipeline as soon as they are written: memory does not grow with this (beyond
+    /// the page cache, SQLite writes dirty pages out before the commit). An interrupted import
+    /// loses the games of one transaction at most.
     nonisolated(unsafe) static var piecesPerTransaction = 64
 }
 
