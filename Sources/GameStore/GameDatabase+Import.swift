@@ -219,7 +219,7 @@ extension GameDatabase {
 extension GameDatabase {
     /// The writer's loop: each batch of pieces ready is written as it comes (and leaves the
     /// pipeline, so that the readers go on), and the transaction commits once it holds
-    /// `piecesPerTransaction` pieces, and at the end. A failure rolls back the open
+    /// `piecesPerTransaction` pieces (fewer at first), and at the end. A failure rolls back the open
     /// transaction: the transactions committed before it stay.
     fileprivate func writePieces(
         _ pipeline: ImportPipeline, totalBytes: Int?, firstIndex: Int,
@@ -257,7 +257,12 @@ extension GameDatabase {
                     written?(batch.end)
                     let games = pipeline.finish(batch.pieces.count, report: report)
                     progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
-                    if pieces >= GameDatabase.piecesPerTransaction { try commit() }
+                    // The first transactions are as large as what the import wrote before
+                    // them: the first games show soon, while the file is small.
+                    let committed = next - pieces
+                    if pieces >= min(GameDatabase.piecesPerTransaction, max(GameDatabase.piecesPerBatch, committed)) {
+                        try commit()
+                    }
                 }
                 if db.isInsideTransaction { try commit() }
             } catch {
@@ -282,7 +287,8 @@ extension GameDatabase {
     /// the writer's batches. Each page a transaction changes that the file had before it (the
     /// pages of the names' indexes that new names go into, all over them; the last page of
     /// each table) is copied to the journal and written again at the commit, so larger
-    /// transactions copy less. At a million games, 4 pieces to a transaction wrote 8.9 GB for
+    /// transactions copy less (the first transactions of an import are smaller: 4, 4, 8, 16
+    /// and 32 pieces, as many as were written before them). At a million games, 4 pieces to a transaction wrote 8.9 GB for
     /// a 2 GB file and took 25.9–28.9 s; 16 pieces took 22.5–24.3 s, 64 pieces 23.2–23.9 s.
     /// At 4 million: 16 pieces 139.9 s, 64 pieces 127.7 s, 256 pieces 125.0 s. The pieces
     /// leave the pipeline as soon as they are written: memory does not grow with this (beyond
