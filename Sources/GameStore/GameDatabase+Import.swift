@@ -219,18 +219,13 @@ extension GameDatabase {
 extension GameDatabase {
     /// The writer's loop: each batch of pieces ready is written as it comes (and leaves the
     /// pipeline, so that the readers go on), and the transaction commits once it holds
-    /// `piecesPerTransaction` pieces (fewer at first), and at the end. A failure rolls back the open
-    /// transaction: the transactions committed before it stay.
+    /// `piecesPerTransaction` pieces (fewer at first), and at the end. A failure rolls back the
+    /// open transaction: the transactions committed before it stay.
     fileprivate func writePieces(
         _ pipeline: ImportPipeline, totalBytes: Int?, firstIndex: Int,
         progress: (@Sendable (ImportProgress) -> Void)?, written: (@Sendable (Int) -> Void)?
     ) throws {
         try run { db in
-            // The position index's triggers make each insert into `Games` keep a statement
-            // journal (the pages it changes, to undo it alone): in memory, a few pages, not a
-            // temporary file written for every game. Index builds sort in files again after.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
             var next = 0
             var nextIndex = firstIndex
             var pieces = 0
@@ -241,36 +236,39 @@ extension GameDatabase {
                 pieces = 0
                 stored = 0
             }
-            do {
-                while let batch = pipeline.takeReady(from: next) {
-                    var offsets: [Int] = []
-                    for piece in batch.pieces {
-                        offsets.append(nextIndex)
-                        nextIndex += piece.count
+            try self.withStatementJournalInMemory(db) {
+                do {
+                    while let batch = pipeline.takeReady(from: next) {
+                        var offsets: [Int] = []
+                        for piece in batch.pieces {
+                            offsets.append(nextIndex)
+                            nextIndex += piece.count
+                        }
+                        if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
+                        let report = try self.writeInTransaction(
+                            db, batch.pieces, offsets, progress: nil, keepIDs: false)
+                        pieces += batch.pieces.count
+                        stored += report.stored
+                        next += batch.pieces.count
+                        written?(batch.end)
+                        let games = pipeline.finish(batch.pieces.count, report: report)
+                        progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
+                        // The first transactions are as large as what the import wrote before
+                        // them: the first games show soon, while the file is small.
+                        let committed = next - pieces
+                        if pieces >= min(GameDatabase.piecesPerTransaction, max(GameDatabase.piecesPerBatch, committed))
+                        {
+                            try commit()
+                        }
                     }
-                    if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
-                    let report = try self.writeInTransaction(
-                        db, batch.pieces, offsets, progress: nil, keepIDs: false)
-                    pieces += batch.pieces.count
-                    stored += report.stored
-                    next += batch.pieces.count
-                    written?(batch.end)
-                    let games = pipeline.finish(batch.pieces.count, report: report)
-                    progress?(ImportProgress(bytesDone: batch.end, totalBytes: totalBytes, games: games))
-                    // The first transactions are as large as what the import wrote before
-                    // them: the first games show soon, while the file is small.
-                    let committed = next - pieces
-                    if pieces >= min(GameDatabase.piecesPerTransaction, max(GameDatabase.piecesPerBatch, committed)) {
-                        try commit()
+                    if db.isInsideTransaction { try commit() }
+                } catch {
+                    if db.isInsideTransaction {
+                        try? db.rollback()
+                        self.forgetAfterRollback()
                     }
+                    throw error
                 }
-                if db.isInsideTransaction { try commit() }
-            } catch {
-                if db.isInsideTransaction {
-                    try? db.rollback()
-                    self.forgetAfterRollback()
-                }
-                throw error
             }
         }
     }
@@ -288,8 +286,8 @@ extension GameDatabase {
     /// pages of the names' indexes that new names go into, all over them; the last page of
     /// each table) is copied to the journal and written again at the commit, so larger
     /// transactions copy less (the first transactions of an import are smaller: 4, 4, 8, 16
-    /// and 32 pieces, as many as were written before them). At a million games, 4 pieces to a transaction wrote 8.9 GB for
-    /// a 2 GB file and took 25.9–28.9 s; 16 pieces took 22.5–24.3 s, 64 pieces 23.2–23.9 s.
+    /// and 32 pieces, as many as were written before them). At a million games, 4 pieces to a
+    /// transaction wrote 8.9 GB for a 2 GB file and took 25.9–28.9 s; 16 pieces took 22.5–24.3 s, 64 pieces 23.2–23.9 s.
     /// At 4 million: 16 pieces 139.9 s, 64 pieces 127.7 s, 256 pieces 125.0 s. The pieces
     /// leave the pipeline as soon as they are written: memory does not grow with this (beyond
     /// the page cache, SQLite writes dirty pages out before the commit). An interrupted import

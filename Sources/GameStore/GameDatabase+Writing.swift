@@ -81,24 +81,20 @@ extension GameDatabase {
     /// `write(_:)` for games encoded piece by piece: the refusals of `pieces[k]` are numbered
     /// from `indexOffsets[k]`.
     func write(
-        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil,
-        keepIDs: Bool = true
+        pieces: [[Result<EncodedGame, RefusedGame>]], indexOffsets: [Int], progress: ((Int, Int) -> Void)? = nil
     ) throws -> StoreReport {
         var report = StoreReport()
         try run { db in
-            // The position index's triggers make each insert into `Games` keep a statement
-            // journal (the pages it changes, to undo it alone): in memory, a few pages, not a
-            // temporary file written for every game. Index builds sort in files again after.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
-            do {
-                try db.inTransaction(.immediate) {
-                    report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress, keepIDs: keepIDs)
-                    return .commit
+            try withStatementJournalInMemory(db) {
+                do {
+                    try db.inTransaction(.immediate) {
+                        report = try self.writeInTransaction(db, pieces, indexOffsets, progress: progress)
+                        return .commit
+                    }
+                } catch {
+                    forgetAfterRollback()
+                    throw error
                 }
-            } catch {
-                forgetAfterRollback()
-                throw error
             }
         }
         if report.stored > 0 { removeSearchIndex() }
@@ -402,6 +398,16 @@ extension GameDatabase {
         // With no games in the file, every game it will hold is written here (until another
         // program writes: then this runs again, and the file has games).
         storedGameHashes = counts.games == 0 ? GameHashTable() : nil
+    }
+
+    /// Runs `body`, writes to `db`, with SQLite's temporary files in memory. The position
+    /// index's triggers make each insert into `Games` keep a statement journal (the pages it
+    /// changes, to undo it alone): in memory, a few pages, not a temporary file written for
+    /// every game. Index builds sort in files again after.
+    func withStatementJournalInMemory<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+        return try body()
     }
 
     /// Forgets what this connection remembers of the file after a transaction that rolled

@@ -9,7 +9,9 @@ import GRDB
 /// entries twice, not all of them (at 4 million games, 3 MB more for a moment, not 40).
 struct GameHashTable {
     fileprivate var shards: [Shard]
-    private(set) var count = 0
+
+    /// The games the table holds.
+    var count: Int { shards.reduce(0) { $0 + $1.count } }
 
     /// How many tables the entries are spread over, by the top bits of the 32 they keep.
     static let shardCount = 16
@@ -38,7 +40,6 @@ struct GameHashTable {
         guard rowID > 0, rowID <= GameHashTable.largestRowID else { return false }
         let tag = GameHashTable.tag(hash)
         shards[Int(tag >> 28)].insert(tag << 32 | UInt64(rowID))
-        count += 1
         return true
     }
 
@@ -136,6 +137,5 @@ extension GameHashTable {
             }
             return Shard(slots: slots, count: shard.count)
         }
-        count = stored.shards.reduce(0) { $0 + $1.count }
     }
 }
