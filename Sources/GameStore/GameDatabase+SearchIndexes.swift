@@ -31,6 +31,12 @@ extension GameDatabase {
         searchIndexesDeferred = true
         let outcome = Result { try body() }
         searchIndexesDeferred = false
+        defer {
+            if syncPending {
+                syncFile()
+                syncPending = false
+            }
+        }
         var locked = false
         if case .failure(GameStoreError.locked) = outcome { locked = true }
         if !locked {

@@ -165,21 +165,26 @@ extension GameDatabase {
             if let known = cache.value(for: name) { return known }
             // Looked up before any insert: an insert that a known name makes SQLite ignore
             // still takes a number from `AUTOINCREMENT` (Events, Sites), so the IDs given
-            // would depend on what the cache happened to hold.
-            select.bind(1, name)
-            let found = try select.step()
-            let id: Int64
-            if found {
+            // would depend on what the cache happened to hold. The name is bound where it
+            // is, not copied, while each statement runs.
+            var text = name
+            var id: Int64 = 0
+            let found = try text.withUTF8 { utf8 in
+                select.bindText(1, borrowing: utf8)
+                defer { select.reset() }
+                guard try select.step() else { return false }
                 id = select.int64(column: 0)
-                select.reset()
-            } else {
-                select.reset()
-                insert.bind(1, name)
-                // A new player gets the rating of the game that adds them: most players of a
-                // large file appear once, and their row is then written once.
-                if player { insert.bind(2, elo) }
-                try insert.step()
-                insert.reset()
+                return true
+            }
+            if !found {
+                try text.withUTF8 { utf8 in
+                    insert.bindText(1, borrowing: utf8)
+                    // A new player gets the rating of the game that adds them: most players
+                    // of a large file appear once, and their row is then written once.
+                    if player { insert.bind(2, elo) }
+                    defer { insert.reset() }
+                    try insert.step()
+                }
                 guard db.changesCount > 0 else {
                     throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
                 }
@@ -191,6 +196,9 @@ extension GameDatabase {
             return id
         }
 
+        // The game's texts, bound where they are while each statement runs.
+        var texts = BorrowedTexts()
+        let (dateSlot, utcTimeSlot, roundSlot, resultSlot, timeControlSlot, ecoSlot, fenSlot) = (0, 1, 2, 3, 4, 5, 6)
         var bestElo: [Int64: Int] = [:]
         func raise(_ player: Int64, to elo: Int?) {
             guard let elo, player != 0, (storedElo.value(for: player) ?? Int.min) < elo else { return }
@@ -220,9 +228,9 @@ extension GameDatabase {
                 let site = try id(
                     game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites)
 
-                // Hashed only while the hashes can answer: the mainline and the length of the
-                // whole tell games apart well enough (the query decides); hashing every
-                // comment would cost more.
+                // Hashed only while the hashes can answer: the names' IDs and the game's
+                // `contentHash` (the mainline and the length of the whole tell games apart
+                // well enough, the query decides; hashing every comment would cost more).
                 var hash: Int?
                 if storedGameHashes != nil {
                     var identity = Hasher()
@@ -230,37 +238,39 @@ extension GameDatabase {
                     identity.combine(black)
                     identity.combine(event)
                     identity.combine(site)
-                    identity.combine(game.date)
-                    identity.combine(game.utcTime)
-                    identity.combine(game.round)
-                    identity.combine(game.moves.count)
-                    game.moves2.withUnsafeBytes { identity.combine(bytes: $0) }
+                    identity.combine(game.contentHash)
                     hash = identity.finalize()
                 }
-                func bindIdentity(_ statement: PreparedStatement) {
+                texts.removeAll()
+                texts.set(dateSlot, game.date)
+                texts.set(utcTimeSlot, game.utcTime)
+                texts.set(roundSlot, game.round)
+                texts.set(resultSlot, game.result)
+                texts.set(timeControlSlot, game.timeControl)
+                texts.set(ecoSlot, game.eco)
+                texts.set(fenSlot, game.fen)
+                func bindIdentity(_ statement: PreparedStatement, _ binder: BorrowedTexts.Binder) {
                     statement.bind(1, white)
                     statement.bind(2, black)
                     statement.bind(3, event)
                     statement.bind(4, site)
-                    statement.bind(5, game.date)
-                    statement.bind(6, game.utcTime)
-                    statement.bind(7, game.round)
+                    binder.bind(statement, 5, slot: dateSlot)
+                    binder.bind(statement, 6, slot: utcTimeSlot)
+                    binder.bind(statement, 7, slot: roundSlot)
                 }
-                let duplicate: Bool
-                if let hash, let hashes = storedGameHashes {
-                    // Only the rows whose hash matches are compared, by their ID.
-                    duplicate = try hashes.contains(hash) { row in
-                        bindIdentity(sameGame)
-                        sameGame.bind(9, row)
-                        return try game.moves.withUnsafeBytes { moves in
-                            sameGame.bindBlob(8, borrowing: moves)
-                            defer { sameGame.reset() }
-                            return try sameGame.step()
+                let duplicate = try texts.withBinder { binder in
+                    try game.moves.withUnsafeBytes { moves in
+                        if let hash, let hashes = storedGameHashes {
+                            // Only the rows whose hash matches are compared, by their ID.
+                            return try hashes.contains(hash) { row in
+                                bindIdentity(sameGame, binder)
+                                sameGame.bind(9, row)
+                                sameGame.bindBlob(8, borrowing: moves)
+                                defer { sameGame.reset() }
+                                return try sameGame.step()
+                            }
                         }
-                    }
-                } else {
-                    bindIdentity(findDuplicate)
-                    duplicate = try game.moves.withUnsafeBytes { moves in
+                        bindIdentity(findDuplicate, binder)
                         findDuplicate.bindBlob(8, borrowing: moves)
                         defer { findDuplicate.reset() }
                         return try findDuplicate.step()
@@ -273,35 +283,37 @@ extension GameDatabase {
 
                 insertGame.bind(1, event)
                 insertGame.bind(2, site)
-                insertGame.bind(3, game.date)
-                insertGame.bind(4, game.utcTime)
-                insertGame.bind(5, game.round)
                 insertGame.bind(6, white)
                 insertGame.bind(7, game.whiteElo)
                 insertGame.bind(8, black)
                 insertGame.bind(9, game.blackElo)
                 insertGame.bind(10, game.whiteMaterial)
                 insertGame.bind(11, game.blackMaterial)
-                insertGame.bind(12, game.result)
-                insertGame.bind(13, game.timeControl)
-                insertGame.bind(14, game.eco)
                 insertGame.bind(15, game.plyCount)
-                insertGame.bind(16, game.fen)
                 insertGame.bind(18, game.pawnHome)
-                try game.otherTagBytes.withUnsafeBufferPointer { tags in
-                    try game.moves.withUnsafeBytes { moves in
-                        try game.moves2.withUnsafeBytes { moves2 in
-                            insertGame.bindBlob(17, borrowing: moves)
-                            if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
-                            if layout.hasTags {
-                                if tags.isEmpty {
-                                    insertGame.bind(20, nil as String?)
-                                } else {
-                                    insertGame.bindText(20, borrowing: tags)
+                try texts.withBinder { binder in
+                    binder.bind(insertGame, 3, slot: dateSlot)
+                    binder.bind(insertGame, 4, slot: utcTimeSlot)
+                    binder.bind(insertGame, 5, slot: roundSlot)
+                    binder.bind(insertGame, 12, slot: resultSlot)
+                    binder.bind(insertGame, 13, slot: timeControlSlot)
+                    binder.bind(insertGame, 14, slot: ecoSlot)
+                    binder.bind(insertGame, 16, slot: fenSlot)
+                    try game.otherTagBytes.withUnsafeBufferPointer { tags in
+                        try game.moves.withUnsafeBytes { moves in
+                            try game.moves2.withUnsafeBytes { moves2 in
+                                insertGame.bindBlob(17, borrowing: moves)
+                                if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
+                                if layout.hasTags {
+                                    if tags.isEmpty {
+                                        insertGame.bind(20, nil as String?)
+                                    } else {
+                                        insertGame.bindText(20, borrowing: tags)
+                                    }
                                 }
+                                defer { insertGame.reset() }
+                                try insertGame.step()
                             }
-                            defer { insertGame.reset() }
-                            try insertGame.step()
                         }
                     }
                 }
@@ -330,21 +342,22 @@ extension GameDatabase {
                 if writesComments {
                     var next = 0
                     let rows = game.commentRows
-                    try game.commentBytes.withUnsafeBufferPointer { text in
-                        while next < rows.count {
-                            let count = min(commentsPerStatement, rows.count - next)
-                            let statement = try insertCommentsStatement(count)
-                            for k in 0..<count {
-                                let row = rows[next + k]
-                                let column = Int32(3 * k)
-                                statement.bind(column + 1, gameID)
-                                statement.bind(column + 2, row.ply)
-                                statement.bindText(
-                                    column + 3, borrowing: UnsafeBufferPointer(rebasing: text[row.range]))
+                    try game.moves.withUnsafeBufferPointer { moves in
+                        try game.commentBytes.withUnsafeBufferPointer { extra in
+                            while next < rows.count {
+                                let count = min(commentsPerStatement, rows.count - next)
+                                let statement = try insertCommentsStatement(count)
+                                for k in 0..<count {
+                                    let row = rows[next + k]
+                                    let column = Int32(3 * k)
+                                    statement.bind(column + 1, gameID)
+                                    statement.bind(column + 2, row.ply)
+                                    statement.bindText(column + 3, borrowing: row.text(moves: moves, extra: extra))
+                                }
+                                defer { statement.reset() }
+                                try statement.step()
+                                next += count
                             }
-                            defer { statement.reset() }
-                            try statement.step()
-                            next += count
                         }
                     }
                     counts.comments += rows.count

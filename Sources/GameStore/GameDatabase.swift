@@ -61,6 +61,9 @@ public final class GameDatabase: @unchecked Sendable {
     var storedGameHashesPutAside: GameHashTable.PutAside?
     /// Inside `withSearchIndexesBuiltAtTheEnd`, with the search indexes dropped.
     var searchIndexesDeferred = false
+    /// An import inside `withSearchIndexesBuiltAtTheEnd` committed without syncing: the file
+    /// is synced at its end.
+    var syncPending = false
     /// `GamesIdentity` was dropped with the search indexes: built as soon as the duplicate
     /// check needs it (when the hashes no longer answer), else at the end with the others.
     var identityIndexDeferred = false

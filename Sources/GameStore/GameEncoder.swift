@@ -36,20 +36,74 @@ public struct EncodedGame: Sendable {
     public var positionHashes: [UInt64] = []
     /// The material of the mainline's last position, packed (for the position index).
     var finalMaterial: Int64 = 0
+    /// A hash of what the duplicate check compares besides the names: date, time, round, the
+    /// length of `moves` and the mainline. Worked out where the game is read, so that the
+    /// writer only adds the names' IDs to it.
+    var contentHash = 0
     /// The tags no column holds (`Opening`, `Termination`, `Annotator`, `UTCDate` …) as PGN tag
     /// pairs, one a line, in the game's order, UTF-8; empty when there are none.
     public var otherTagBytes: [UInt8] = []
 
     /// `otherTagBytes` as text, nil when there are none.
     public var otherTags: String? { otherTagBytes.isEmpty ? nil : String(decoding: otherTagBytes, as: UTF8.self) }
-    /// The mainline's comments: the 0-based index of the move each follows (-1 before the
-    /// first move), and its UTF-8 text as a range of `commentBytes`.
-    public var commentRows: [(ply: Int, range: Range<Int>)]
+    /// The mainline's comments, for the `Comments` table: 8 bytes each, their text in `moves`
+    /// (where the full content holds it already) or in `commentBytes`.
+    public var commentRows: [CommentRow]
+    /// The text of the comments `moves` does not hold, each after its length (4 bytes).
     public var commentBytes: [UInt8]
 
-    /// The mainline's comments as text.
+    /// The mainline's comments: the 0-based index of the move each follows (-1 before the
+    /// first move) and its text.
     public var comments: [(ply: Int, text: String)] {
-        commentRows.map { ($0.ply, String(decoding: commentBytes[$0.range], as: UTF8.self)) }
+        moves.withUnsafeBufferPointer { moves in
+            commentBytes.withUnsafeBufferPointer { extra in
+                commentRows.map { ($0.ply, String(decoding: $0.text(moves: moves, extra: extra), as: UTF8.self)) }
+            }
+        }
+    }
+}
+
+/// One comment of a game's mainline: the move it follows and where its UTF-8 text is. A
+/// game read with a clock comment after each move has as many of these as moves, and the
+/// pieces of an import in flight hold thousands of games: they stay small, and the text is
+/// not copied where the `Moves` blob holds it.
+public struct CommentRow: Sendable, Hashable {
+    private var plyValue: Int32
+    /// The offset of the text's first byte in the game's `moves` (its length is the blob's
+    /// chunk header, the two bytes before), or with `inExtra` set, in `commentBytes` (after
+    /// its length in four bytes).
+    private var offset: UInt32
+
+    private static let inExtra: UInt32 = 1 << 31
+
+    /// The 0-based index of the move the comment follows, -1 before the first move.
+    public var ply: Int { Int(plyValue) }
+
+    /// A comment whose text is in the blob, starting at `offset`.
+    init(ply: Int, inMoves offset: Int) {
+        plyValue = Int32(truncatingIfNeeded: ply)
+        self.offset = UInt32(offset)
+    }
+
+    /// A comment whose text is in `commentBytes`, starting at `offset`.
+    init(ply: Int, inExtra offset: Int) {
+        plyValue = Int32(truncatingIfNeeded: ply)
+        self.offset = UInt32(offset) | CommentRow.inExtra
+    }
+
+    /// The text, in the game's `moves` or `commentBytes`.
+    @inline(__always)
+    public func text(moves: UnsafeBufferPointer<UInt8>, extra: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>
+    {
+        if offset & CommentRow.inExtra == 0 {
+            let start = Int(offset)
+            let length = Int(moves[start - 2]) | Int(moves[start - 1]) << 8
+            return UnsafeBufferPointer(rebasing: moves[start..<start + length])
+        }
+        let start = Int(offset & ~CommentRow.inExtra)
+        var length = 0
+        for k in 0..<4 { length |= Int(extra[start - 4 + k]) << (8 * k) }
+        return UnsafeBufferPointer(rebasing: extra[start..<start + length])
     }
 }
 
@@ -334,11 +388,20 @@ public enum GameEncoder {
                 let row = commentRows && parents.isEmpty
                 guard full || row else { continue }
                 withCommentText(text, node.range, lineComment: node.value == 1, scratch: &scratch.value) { body in
+                    // In one chunk of the blob (its header then the text), a row points to it.
+                    let start = moves.count + 3
                     if full { MovesBlob.appendComment(body, to: &moves) }
-                    if row {
-                        let start = game.commentBytes.count
+                    guard row else { return }
+                    if full && body.count < MovesBlob.maximumChunk - 3 {
+                        game.commentRows.append(CommentRow(ply: mainlinePlies - 1, inMoves: start))
+                    } else {
+                        var length = body.count
+                        for _ in 0..<4 {
+                            game.commentBytes.append(UInt8(truncatingIfNeeded: length))
+                            length >>= 8
+                        }
+                        game.commentRows.append(CommentRow(ply: mainlinePlies - 1, inExtra: game.commentBytes.count))
                         game.commentBytes.append(contentsOf: body)
-                        game.commentRows.append((mainlinePlies - 1, start..<game.commentBytes.count))
                     }
                 }
             case .variationStart:
@@ -376,6 +439,13 @@ public enum GameEncoder {
             position = parent.position
         }
         game.plyCount = mainlinePlies
+        var content = Hasher()
+        content.combine(game.date)
+        content.combine(game.utcTime)
+        content.combine(game.round)
+        content.combine(moves.count)
+        moves2.withUnsafeBytes { content.combine(bytes: $0) }
+        game.contentHash = content.finalize()
         game.moves = moves
         game.moves2 = moves2
         game.positionHashes = hashes

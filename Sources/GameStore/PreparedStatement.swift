@@ -89,3 +89,54 @@ struct PreparedStatement {
 
     @inline(__always) func int64(column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 }
+
+/// Texts bound without a copy each (SQLite would allocate one per text per statement): the
+/// UTF-8 bytes of up to eight texts, gathered in one buffer kept from one game to the next.
+struct BorrowedTexts {
+    private var bytes: [UInt8] = []
+    /// Each text's start in `bytes`, -1 for none (bound as NULL), and its end.
+    private var starts = InlineArray<8, Int>(repeating: -1)
+    private var ends = InlineArray<8, Int>(repeating: 0)
+
+    init() { bytes.reserveCapacity(1024) }
+
+    /// Forgets every text, keeping the buffer.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        for slot in 0..<8 { starts[slot] = -1 }
+    }
+
+    /// Keeps `value` as text number `slot` (0 to 7).
+    mutating func set(_ slot: Int, _ value: String?) {
+        guard var value else {
+            starts[slot] = -1
+            return
+        }
+        starts[slot] = bytes.count
+        value.withUTF8 { bytes.append(contentsOf: $0) }
+        ends[slot] = bytes.count
+    }
+
+    /// Calls `body` with a binder of these texts, which it may use until it returns: the
+    /// statements must have run by then.
+    func withBinder<T>(_ body: (Binder) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBufferPointer { try body(Binder(buffer: $0, starts: starts, ends: ends)) }
+    }
+
+    struct Binder {
+        let buffer: UnsafeBufferPointer<UInt8>
+        let starts: InlineArray<8, Int>
+        let ends: InlineArray<8, Int>
+
+        /// Binds text number `slot` (NULL when it has none) as `statement`'s parameter `index`.
+        @inline(__always)
+        func bind(_ statement: PreparedStatement, _ index: Int32, slot: Int) {
+            let start = starts[slot]
+            if start < 0 {
+                statement.bind(index, nil as String?)
+            } else {
+                statement.bindText(index, borrowing: UnsafeBufferPointer(rebasing: buffer[start..<ends[slot]]))
+            }
+        }
+    }
+}

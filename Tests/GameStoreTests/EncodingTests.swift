@@ -78,6 +78,26 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(try encode("1. e4 ; a note\ne5 *").comments.map(\.text), ["a note"])
     }
 
+    func testCommentRowsReadTheirTextFromTheBlobOrTheirOwnBytes() throws {
+        let long = String(repeating: "a", count: 65_534) + "é" + String(repeating: "b", count: 4_464)
+        let pgn = "[Event \"e\"]\n{start} 1. e4 {[%clk 0:03:00]} e5 (1... c5 {in a variation}) 2. Nf3 {\(long)} {é} *"
+        let expected = ["start", "[%clk 0:03:00]", long, "é"]
+        // The full content: short comments are the blob's own bytes, the long one (two chunks)
+        // is copied.
+        let full = try encode(pgn)
+        XCTAssertTrue(full.comments.map(\.text) == expected)
+        XCTAssertEqual(full.comments.map(\.ply), [-1, 0, 2, 2])
+        XCTAssertEqual(full.commentBytes.count, 4 + long.utf8.count)
+        // Mainline content keeps no comment in the blob: every text is copied, after its length.
+        let mainline = try encode(pgn, content: .mainline)
+        XCTAssertTrue(mainline.comments.map(\.text) == expected)
+        XCTAssertEqual(mainline.commentBytes.count, expected.reduce(0) { $0 + 4 + $1.utf8.count })
+        // Latin-1 text is converted once, and the rows read the converted bytes.
+        let latin1 = GameEncoder.encode(bytes: Array("1. e4 {caf".utf8) + [0xE9] + Array("} *".utf8))
+        XCTAssertEqual(try latin1[0].get().comments.map(\.text), ["café"])
+        XCTAssertEqual(MemoryLayout<CommentRow>.stride, 8)
+    }
+
     func testLongCommentsAreSplitAndJoinedAgain() throws {
         // 70,000 bytes with a two-byte character across the 65,535-byte boundary.
         let text = String(repeating: "a", count: 65_534) + "é" + String(repeating: "b", count: 4_464)
