@@ -16,6 +16,12 @@ void cstorage_release_free_memory(void) {
 #endif
 }
 
+void cstorage_map_large_allocations(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 void *cstorage_allocate_table(unsigned long bytes) {
     const unsigned long huge = 2UL << 20;
     void *table = NULL;

@@ -21,6 +21,11 @@ int cstorage_start_writeback(const char *path);
 /// elsewhere), so that work after a large one does not add to its peak.
 void cstorage_release_free_memory(void);
 
+/// Allocations of 1 MB and more are mapped on their own and given back when freed, whatever
+/// was freed before (glibc otherwise raises that bound to the largest mapped block freed, up
+/// to 32 MB, and serves blocks below it from the heaps, where growing buffers leave holes).
+void cstorage_map_large_allocations(void);
+
 /// Zeroed memory for a large table read and written at random (a filter, a bit set): aligned
 /// and marked for huge pages (Linux), so that its pages do not each cost a TLB miss. NULL when
 /// the memory cannot be had. Freed with `cstorage_free_table`.
