@@ -222,11 +222,13 @@ def test_export_gives_back_the_games(tmp_path, relative, count, black):
 
 
 def test_a_killed_import_leaves_whole_games_only(tmp_path):
-    # 40 copies of the 1 MB file, each with its own Round so that no game is a duplicate.
+    # 80 copies of the 1 MB file, each with its own Round so that no game is a duplicate: the
+    # import of 80 MB takes long enough, after its first transaction, to be killed before its last.
+    copies = 80
     data = shared(LICHESS).read_bytes().rstrip(b"\n") + b"\n\n"
     big = tmp_path / "big.pgn"
     with open(big, "wb") as handle:
-        for copy in range(40):
+        for copy in range(copies):
             handle.write(data.replace(b'[Round "-"]', b'[Round "%d"]' % copy))
     db = tmp_path / "killed.db3"
     process = subprocess.Popen([str(binary()), "import", "--db", str(db), str(big)],
@@ -242,7 +244,6 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
             except sqlite3.OperationalError:
                 pass  # the tables are not there yet
         time.sleep(0.05)
-    time.sleep(0.2)
     assert process.poll() is None, "the import finished before it could be killed: use a bigger file"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
@@ -250,7 +251,7 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
     connection = sqlite3.connect(db)
     assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     games = connection.execute("SELECT ID, Moves, Moves2, PlyCount FROM Games ORDER BY ID").fetchall()
-    assert 0 < len(games) < 40 * 438
+    assert 0 < len(games) < copies * 438
     info = dict(connection.execute("SELECT Name, Value FROM Info"))
     assert info["GameCount"] == str(len(games))
     assert info["CommentCount"] == str(connection.execute("SELECT COUNT(*) FROM Comments").fetchone()[0])
@@ -268,7 +269,7 @@ def test_a_killed_import_leaves_whole_games_only(tmp_path):
             board.push(move)
     # The same file imported again completes the database without storing anything twice.
     summary = import_files(db, big)
-    assert summary.endswith(f"{40 * 438 - len(games):,} stored, {len(games):,} duplicates, 0 refused\n"), summary
+    assert summary.endswith(f"{copies * 438 - len(games):,} stored, {len(games):,} duplicates, 0 refused\n"), summary
     # The search indexes, built at the end of an import into a new file, are all there.
     indexes = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"GamesDate", "GamesWhiteID", "GamesBlackID", "GamesResult", "GamesWhiteElo", "GamesBlackElo",
