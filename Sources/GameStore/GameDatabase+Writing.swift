@@ -157,24 +157,29 @@ extension GameDatabase {
             return statement
         }
 
+        /// The ID of `name` (0 for none), and for a player the Elo known to be stored.
         func id(
-            _ name: String?, cache: inout RecentCache<String, Int64>, insert: PreparedStatement,
+            _ name: String?, cache: inout NameIDs, insert: PreparedStatement,
             select: PreparedStatement, added: inout Int, player: Bool = false, elo: Int? = nil
-        ) throws -> Int64 {
-            guard let name else { return 0 }
-            if let known = cache.value(for: name) { return known }
-            // Looked up before any insert: an insert that a known name makes SQLite ignore
-            // still takes a number from `AUTOINCREMENT` (Events, Sites), so the IDs given
-            // would depend on what the cache happened to hold. The name is bound where it
-            // is, not copied, while each statement runs.
+        ) throws -> NameIDs.Entry {
+            guard let name else { return NameIDs.Entry(id: 0) }
+            let hash = NameIDs.hash(name)
+            if let known = cache.entry(for: name, hash: hash) { return known }
+            // Looked up before any insert, unless the table surely lacks it: an insert that a
+            // known name makes SQLite ignore still takes a number from `AUTOINCREMENT` (Events,
+            // Sites), so the IDs given would depend on what the cache happened to hold. The
+            // name is bound where it is, not copied, while each statement runs.
             var text = name
-            var id: Int64 = 0
-            let found = try text.withUTF8 { utf8 in
-                select.bindText(1, borrowing: utf8)
-                defer { select.reset() }
-                guard try select.step() else { return false }
-                id = select.int64(column: 0)
-                return true
+            var entry = NameIDs.Entry(id: 0)
+            var found = false
+            if cache.filter?.mayHold(hash) ?? true {
+                found = try text.withUTF8 { utf8 in
+                    select.bindText(1, borrowing: utf8)
+                    defer { select.reset() }
+                    guard try select.step() else { return false }
+                    entry.id = select.int64(column: 0)
+                    return true
+                }
             }
             if !found {
                 try text.withUTF8 { utf8 in
@@ -188,183 +193,195 @@ extension GameDatabase {
                 guard db.changesCount > 0 else {
                     throw GameStoreError.sqlite(path: path, message: "could not find or add \"\(name)\"")
                 }
-                id = db.lastInsertedRowID
+                entry.id = db.lastInsertedRowID
                 added += 1
-                if player, let elo { storedElo.insert(elo, for: id) }
+                if player, let elo { entry.elo = elo }
+                cache.filter?.add(hash)
             }
-            cache.insert(id, for: name)
-            return id
+            cache.insert(entry, for: name, hash: hash)
+            return entry
         }
 
         // The game's texts, bound where they are while each statement runs.
         var texts = BorrowedTexts()
         let (dateSlot, utcTimeSlot, roundSlot, resultSlot, timeControlSlot, ecoSlot, fenSlot) = (0, 1, 2, 3, 4, 5, 6)
+        // The players' ratings to raise at the end of the transaction (as their entries say).
         var bestElo: [Int64: Int] = [:]
-        func raise(_ player: Int64, to elo: Int?) {
-            guard let elo, player != 0, (storedElo.value(for: player) ?? Int.min) < elo else { return }
-            bestElo[player] = max(bestElo[player] ?? elo, elo)
+        func raise(_ player: NameIDs.Entry, _ name: String?, to elo: Int?) {
+            guard let elo, let name, player.id != 0, player.elo < elo else { return }
+            bestElo[player.id] = max(bestElo[player.id] ?? elo, elo)
+            playerIDs.raise(name, to: elo)
         }
-        for (piece, games) in pieces.enumerated() {
-            for result in games {
-                if let progress, done % 256 == 0 { progress(done, total) }
-                done += 1
-                let game: EncodedGame
-                switch result {
-                case .failure(var refused):
-                    refused.index += indexOffsets[piece]
-                    report.refused.append(refused)
-                    continue
-                case .success(let encoded):
-                    game = encoded
-                }
-                let white = try id(
-                    game.white, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players,
-                    player: true, elo: game.whiteElo)
-                let black = try id(
-                    game.black, cache: &playerIDs, insert: insertPlayer, select: selectPlayer, added: &counts.players,
-                    player: true, elo: game.blackElo)
-                let event = try id(
-                    game.event, cache: &eventIDs, insert: insertEvent, select: selectEvent, added: &counts.events)
-                let site = try id(
-                    game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites)
+        for piece in pieces.indices {
+            // Each game is read where its piece holds it: copying one out costs a retain and a
+            // release for each of its texts and arrays.
+            try pieces[piece].withUnsafeBufferPointer { games in
+                for k in games.indices {
+                    if let progress, done % 256 == 0 { progress(done, total) }
+                    done += 1
+                    switch games[k] {
+                    case .failure(var refused):
+                        refused.index += indexOffsets[piece]
+                        report.refused.append(refused)
+                    case .success(let game):
+                        let whitePlayer = try id(
+                            game.white, cache: &playerIDs, insert: insertPlayer, select: selectPlayer,
+                            added: &counts.players,
+                            player: true, elo: game.whiteElo)
+                        let blackPlayer = try id(
+                            game.black, cache: &playerIDs, insert: insertPlayer, select: selectPlayer,
+                            added: &counts.players,
+                            player: true, elo: game.blackElo)
+                        let (white, black) = (whitePlayer.id, blackPlayer.id)
+                        let event = try id(
+                            game.event, cache: &eventIDs, insert: insertEvent, select: selectEvent,
+                            added: &counts.events
+                        ).id
+                        let site = try id(
+                            game.site, cache: &siteIDs, insert: insertSite, select: selectSite, added: &counts.sites
+                        ).id
 
-                // Hashed only while the hashes can answer: the names' IDs and the game's
-                // `contentHash` (the mainline and the length of the whole tell games apart
-                // well enough, the query decides; hashing every comment would cost more).
-                var hash: Int?
-                if storedGameHashes != nil {
-                    var identity = Hasher()
-                    identity.combine(white)
-                    identity.combine(black)
-                    identity.combine(event)
-                    identity.combine(site)
-                    identity.combine(game.contentHash)
-                    hash = identity.finalize()
-                }
-                texts.removeAll()
-                texts.set(dateSlot, game.date)
-                texts.set(utcTimeSlot, game.utcTime)
-                texts.set(roundSlot, game.round)
-                texts.set(resultSlot, game.result)
-                texts.set(timeControlSlot, game.timeControl)
-                texts.set(ecoSlot, game.eco)
-                texts.set(fenSlot, game.fen)
-                func bindIdentity(_ statement: PreparedStatement, _ binder: BorrowedTexts.Binder) {
-                    statement.bind(1, white)
-                    statement.bind(2, black)
-                    statement.bind(3, event)
-                    statement.bind(4, site)
-                    binder.bind(statement, 5, slot: dateSlot)
-                    binder.bind(statement, 6, slot: utcTimeSlot)
-                    binder.bind(statement, 7, slot: roundSlot)
-                }
-                let duplicate = try texts.withBinder { binder in
-                    try game.moves.withUnsafeBytes { moves in
-                        if let hash, let hashes = storedGameHashes {
-                            // Only the rows whose hash matches are compared, by their ID.
-                            return try hashes.contains(hash) { row in
-                                bindIdentity(sameGame, binder)
-                                sameGame.bind(9, row)
-                                sameGame.bindBlob(8, borrowing: moves)
-                                defer { sameGame.reset() }
-                                return try sameGame.step()
-                            }
+                        // Hashed only while the hashes can answer: the names' IDs and the game's
+                        // `contentHash` (the mainline and the length of the whole tell games apart
+                        // well enough, the query decides; hashing every comment would cost more).
+                        var hash: Int?
+                        if storedGameHashes != nil {
+                            var identity = Hasher()
+                            identity.combine(white)
+                            identity.combine(black)
+                            identity.combine(event)
+                            identity.combine(site)
+                            identity.combine(game.contentHash)
+                            hash = identity.finalize()
                         }
-                        bindIdentity(findDuplicate, binder)
-                        findDuplicate.bindBlob(8, borrowing: moves)
-                        defer { findDuplicate.reset() }
-                        return try findDuplicate.step()
-                    }
-                }
-                if duplicate {
-                    report.duplicates += 1
-                    continue
-                }
-
-                insertGame.bind(1, event)
-                insertGame.bind(2, site)
-                insertGame.bind(6, white)
-                insertGame.bind(7, game.whiteElo)
-                insertGame.bind(8, black)
-                insertGame.bind(9, game.blackElo)
-                insertGame.bind(10, game.whiteMaterial)
-                insertGame.bind(11, game.blackMaterial)
-                insertGame.bind(15, game.plyCount)
-                insertGame.bind(18, game.pawnHome)
-                try texts.withBinder { binder in
-                    binder.bind(insertGame, 3, slot: dateSlot)
-                    binder.bind(insertGame, 4, slot: utcTimeSlot)
-                    binder.bind(insertGame, 5, slot: roundSlot)
-                    binder.bind(insertGame, 12, slot: resultSlot)
-                    binder.bind(insertGame, 13, slot: timeControlSlot)
-                    binder.bind(insertGame, 14, slot: ecoSlot)
-                    binder.bind(insertGame, 16, slot: fenSlot)
-                    try game.otherTagBytes.withUnsafeBufferPointer { tags in
-                        try game.moves.withUnsafeBytes { moves in
-                            try game.moves2.withUnsafeBytes { moves2 in
-                                insertGame.bindBlob(17, borrowing: moves)
-                                if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
-                                if layout.hasTags {
-                                    if tags.isEmpty {
-                                        insertGame.bind(20, nil as String?)
-                                    } else {
-                                        insertGame.bindText(20, borrowing: tags)
+                        texts.removeAll()
+                        texts.set(dateSlot, game.date)
+                        texts.set(utcTimeSlot, game.utcTime)
+                        texts.set(roundSlot, game.round)
+                        texts.set(resultSlot, game.result)
+                        texts.set(timeControlSlot, game.timeControl)
+                        texts.set(ecoSlot, game.eco)
+                        texts.set(fenSlot, game.fen)
+                        func bindIdentity(_ statement: PreparedStatement, _ binder: BorrowedTexts.Binder) {
+                            statement.bind(1, white)
+                            statement.bind(2, black)
+                            statement.bind(3, event)
+                            statement.bind(4, site)
+                            binder.bind(statement, 5, slot: dateSlot)
+                            binder.bind(statement, 6, slot: utcTimeSlot)
+                            binder.bind(statement, 7, slot: roundSlot)
+                        }
+                        let duplicate = try texts.withBinder { binder in
+                            try game.moves.withUnsafeBytes { moves in
+                                if let hash, let hashes = storedGameHashes {
+                                    // Only the rows whose hash matches are compared, by their ID.
+                                    return try hashes.contains(hash) { row in
+                                        bindIdentity(sameGame, binder)
+                                        sameGame.bind(9, row)
+                                        sameGame.bindBlob(8, borrowing: moves)
+                                        defer { sameGame.reset() }
+                                        return try sameGame.step()
                                     }
                                 }
-                                defer { insertGame.reset() }
-                                try insertGame.step()
+                                bindIdentity(findDuplicate, binder)
+                                findDuplicate.bindBlob(8, borrowing: moves)
+                                defer { findDuplicate.reset() }
+                                return try findDuplicate.step()
                             }
                         }
-                    }
-                }
-                let gameID = db.lastInsertedRowID
-                if let hash, storedGameHashes?.insert(hash, rowID: gameID) == false {
-                    // A row ID too large for the table: from now on the query decides.
-                    storedGameHashes = nil
-                    try buildIdentityIndexIfNeeded(db)
-                }
-                if positionIndex != nil {
-                    // Results and ratings count now in a save; an import's tree reads them at its end.
-                    let incremental = positionIndex!.incremental
-                    try positionIndex!.add(
-                        gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
-                        hashes: game.positionHashes,
-                        outcome: incremental ? GameOutcome(result: game.result) : .unknown,
-                        rating: incremental ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
-                    deferredPositionTree?.imported?.add(
-                        id: gameID, outcome: GameOutcome(result: game.result),
-                        rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
-                }
-                report.stored += 1
-                if keepIDs { report.storedIDs.append(gameID) }
-                counts.games += 1
+                        if duplicate {
+                            report.duplicates += 1
+                            continue
+                        }
 
-                if writesComments {
-                    var next = 0
-                    let rows = game.commentRows
-                    try game.moves.withUnsafeBufferPointer { moves in
-                        try game.commentBytes.withUnsafeBufferPointer { extra in
-                            while next < rows.count {
-                                let count = min(commentsPerStatement, rows.count - next)
-                                let statement = try insertCommentsStatement(count)
-                                for k in 0..<count {
-                                    let row = rows[next + k]
-                                    let column = Int32(3 * k)
-                                    statement.bind(column + 1, gameID)
-                                    statement.bind(column + 2, row.ply)
-                                    statement.bindText(column + 3, borrowing: row.text(moves: moves, extra: extra))
+                        insertGame.bind(1, event)
+                        insertGame.bind(2, site)
+                        insertGame.bind(6, white)
+                        insertGame.bind(7, game.whiteElo)
+                        insertGame.bind(8, black)
+                        insertGame.bind(9, game.blackElo)
+                        insertGame.bind(10, game.whiteMaterial)
+                        insertGame.bind(11, game.blackMaterial)
+                        insertGame.bind(15, game.plyCount)
+                        insertGame.bind(18, game.pawnHome)
+                        try texts.withBinder { binder in
+                            binder.bind(insertGame, 3, slot: dateSlot)
+                            binder.bind(insertGame, 4, slot: utcTimeSlot)
+                            binder.bind(insertGame, 5, slot: roundSlot)
+                            binder.bind(insertGame, 12, slot: resultSlot)
+                            binder.bind(insertGame, 13, slot: timeControlSlot)
+                            binder.bind(insertGame, 14, slot: ecoSlot)
+                            binder.bind(insertGame, 16, slot: fenSlot)
+                            try game.otherTagBytes.withUnsafeBufferPointer { tags in
+                                try game.moves.withUnsafeBytes { moves in
+                                    try game.moves2.withUnsafeBytes { moves2 in
+                                        insertGame.bindBlob(17, borrowing: moves)
+                                        if layout.hasMoves2 { insertGame.bindBlob(19, borrowing: moves2) }
+                                        if layout.hasTags {
+                                            if tags.isEmpty {
+                                                insertGame.bind(20, nil as String?)
+                                            } else {
+                                                insertGame.bindText(20, borrowing: tags)
+                                            }
+                                        }
+                                        defer { insertGame.reset() }
+                                        try insertGame.step()
+                                    }
                                 }
-                                defer { statement.reset() }
-                                try statement.step()
-                                next += count
                             }
                         }
+                        let gameID = db.lastInsertedRowID
+                        if let hash, storedGameHashes?.insert(hash, rowID: gameID) == false {
+                            // A row ID too large for the table: from now on the query decides.
+                            storedGameHashes = nil
+                            try buildIdentityIndexIfNeeded(db)
+                        }
+                        if positionIndex != nil {
+                            // Results and ratings count now in a save; an import's tree reads them at its end.
+                            let incremental = positionIndex!.incremental
+                            try positionIndex!.add(
+                                gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
+                                hashes: game.positionHashes,
+                                outcome: incremental ? GameOutcome(result: game.result) : .unknown,
+                                rating: incremental
+                                    ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
+                            deferredPositionTree?.imported?.add(
+                                id: gameID, outcome: GameOutcome(result: game.result),
+                                rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))
+                        }
+                        report.stored += 1
+                        if keepIDs { report.storedIDs.append(gameID) }
+                        counts.games += 1
+
+                        if writesComments {
+                            var next = 0
+                            let rows = game.commentRows
+                            try game.moves.withUnsafeBufferPointer { moves in
+                                try game.commentBytes.withUnsafeBufferPointer { extra in
+                                    while next < rows.count {
+                                        let count = min(commentsPerStatement, rows.count - next)
+                                        let statement = try insertCommentsStatement(count)
+                                        for k in 0..<count {
+                                            let row = rows[next + k]
+                                            let column = Int32(3 * k)
+                                            statement.bind(column + 1, gameID)
+                                            statement.bind(column + 2, row.ply)
+                                            statement.bindText(
+                                                column + 3, borrowing: row.text(moves: moves, extra: extra))
+                                        }
+                                        defer { statement.reset() }
+                                        try statement.step()
+                                        next += count
+                                    }
+                                }
+                            }
+                            counts.comments += rows.count
+                        }
+                        // A player's Elo is the highest rating seen in their games.
+                        raise(whitePlayer, game.white, to: game.whiteElo)
+                        raise(blackPlayer, game.black, to: game.blackElo)
                     }
-                    counts.comments += rows.count
                 }
-                // A player's Elo is the highest rating seen in their games.
-                raise(white, to: game.whiteElo)
-                raise(black, to: game.blackElo)
             }
         }
 
@@ -376,7 +393,6 @@ extension GameDatabase {
                 updateElo.bind(2, elo)
                 try updateElo.step()
                 updateElo.reset()
-                storedElo.insert(elo, for: player)
             }
         }
         if let positionIndex { try finishPositionIndexWrite(db, positionIndex) }
@@ -407,10 +423,29 @@ extension GameDatabase {
             counts.comments = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Comments") ?? 0
         }
         self.counts = counts
+        try readNameFilters(db, counts)
         dataVersion = version
         // With no games in the file, every game it will hold is written here (until another
         // program writes: then this runs again, and the file has games).
         storedGameHashes = counts.games == 0 ? GameHashTable() : nil
+    }
+
+    /// Reads the names of the tables that hold few (a new file holds one each) into filters
+    /// that tell the writer which names are new, sized for the names a large import adds
+    /// (under 3 MB of filters in all). Tables with more names are read name by name as games need
+    /// them: reading them all would cost a second import more than it saves.
+    func readNameFilters(_ db: Database, _ counts: Counts) throws {
+        func read(_ table: String, _ count: Int, names: Int) throws -> NameFilter? {
+            guard count <= GameDatabase.namesCached else { return nil }
+            var filter = NameFilter(names: names)
+            // Names of other types never equal a name looked up or added as text.
+            let cursor = try String.fetchCursor(db, sql: "SELECT Name FROM \(table) WHERE typeof(Name) = 'text'")
+            while let name = try cursor.next() { filter.add(NameIDs.hash(name)) }
+            return filter
+        }
+        playerIDs.filter = try read("Players", counts.players, names: 1_000_000)
+        eventIDs.filter = try read("Events", counts.events, names: 250_000)
+        siteIDs.filter = try read("Sites", counts.sites, names: 50_000)
     }
 
     /// Runs `body`, writes to `db`, with SQLite's temporary files in memory. The position
@@ -436,7 +471,6 @@ extension GameDatabase {
     /// Empties the caches of names looked up and of ratings stored.
     func forgetNames() {
         playerIDs.removeAll()
-        storedElo.removeAll()
         eventIDs.removeAll()
         siteIDs.removeAll()
     }

@@ -46,11 +46,10 @@ public final class GameDatabase: @unchecked Sendable {
     /// machine crash then loses nothing that was in a database before the program ran.
     let createdFile: Bool
 
-    // Names already looked up, by table; valid while no other connection writes.
-    var playerIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
-    /// The Elo stored for players this connection added or raised: a game with a rating no
-    /// higher needs no update.
-    var storedElo = RecentCache<Int64, Int>(limit: GameDatabase.namesCached)
+    // Names already looked up, by table; valid while no other connection writes. A player's
+    // entry also keeps the Elo stored for them when this connection added or raised it: a
+    // game with a rating no higher needs no update.
+    var playerIDs = NameIDs(limit: GameDatabase.namesCached)
     /// While every game of the file was written by this connection (the file had none when
     /// it first looked, and no other program wrote since): a hash of each game's identity and
     /// mainline, with its row. A game whose hash is not here is no duplicate, and needs no
@@ -72,8 +71,8 @@ public final class GameDatabase: @unchecked Sendable {
     /// Whether the last tree built at the end of an import ranked the games from the results it
     /// kept (`ImportedResults`) rather than from `Games`.
     var treeRankedFromImportedResults = false
-    var eventIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
-    var siteIDs = RecentCache<String, Int64>(limit: GameDatabase.namesCached)
+    var eventIDs = NameIDs(limit: GameDatabase.namesCached)
+    var siteIDs = NameIDs(limit: GameDatabase.namesCached)
     var counts: Counts?
     var dataVersion: Int64?
     /// Which optional columns and tables the file has (files made by other programs may lack some).

@@ -338,6 +338,49 @@ final class ImportPipelineTests: XCTestCase {
         XCTAssertEqual(try elo("Bob"), 1900)
     }
 
+    /// The writer skips looking up names its filter says a table lacks: names another program
+    /// added meanwhile, or that a file held before it was opened, are still found, not added twice.
+    func testNamesOtherProgramsAddedAreFoundNotAddedAgain() throws {
+        func game(_ round: Int, white: String, black: String, event: String) -> String {
+            "[Event \"\(event)\"]\n[Round \"\(round)\"]\n[White \"\(white)\"]\n[Black \"\(black)\"]\n\n1. e4 *\n\n"
+        }
+        let path = folder.path("filters.db3")
+        let database = try GameDatabase(path: path)
+        XCTAssertEqual(
+            try database.importPGN(path: try write(game(1, white: "Ann", black: "Bob", event: "Open"), to: "f1.pgn"))
+                .stored, 1)
+        // Another program adds names, one of them as a blob, which no text name equals.
+        let other = try DatabaseQueue(path: path)
+        try other.write { db in
+            try db.execute(sql: "INSERT INTO Players (Name) VALUES ('Cid'), (CAST('Dee' AS BLOB))")
+            try db.execute(sql: "INSERT INTO Events (Name) VALUES ('Cup')")
+        }
+        try other.close()
+        XCTAssertEqual(
+            try database.importPGN(path: try write(game(2, white: "Cid", black: "Dee", event: "Cup"), to: "f2.pgn"))
+                .stored, 1)
+        // A new instance reads the names the file holds.
+        let again = try GameDatabase(path: path)
+        XCTAssertEqual(
+            try again.importPGN(path: try write(game(3, white: "Cid", black: "Ann", event: "Open"), to: "f3.pgn"))
+                .stored, 1)
+        func strings(_ sql: String) throws -> [String] {
+            try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: sql) }
+        }
+        XCTAssertEqual(
+            try strings("SELECT Name || ' ' || typeof(Name) FROM Players ORDER BY ID"),
+            ["Unknown text", "Ann text", "Bob text", "Cid text", "Dee blob", "Dee text"])
+        XCTAssertEqual(
+            try strings(
+                """
+                SELECT w.Name || ' ' || b.Name || ' ' || e.Name FROM Games g JOIN Players w ON w.ID = g.WhiteID \
+                JOIN Players b ON b.ID = g.BlackID JOIN Events e ON e.ID = g.EventID ORDER BY g.ID
+                """),
+            ["Ann Bob Open", "Cid Dee Cup", "Cid Ann Open"])
+        // Unknown, Open and Cup, with no number taken by an insert that was ignored.
+        XCTAssertEqual(try strings("SELECT group_concat(ID, ' ') FROM Events"), ["0 1 2"])
+    }
+
     func testNamesAndRatingsStayRightWhenTheCachesForgetThem() throws {
         // Caches of 3 names a half: 30 players, a few of whom come back often, go through them.
         GameDatabase.namesCached = 3
