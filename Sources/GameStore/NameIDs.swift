@@ -184,23 +184,19 @@ struct NameFilter {
 
     /// Whether a name of this hash may have been added; false only when it was not.
     func mayHold(_ hash: UInt64) -> Bool {
-        var position = hash
-        let step = (hash >> 32) | 1
-        for _ in 0..<4 {
-            let bit = Int(truncatingIfNeeded: position) & mask
-            if words[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
-            position &+= step
-        }
+        let bits = NameFilter.bits(of: hash, mask)
+        for k in bits.indices where words[bits[k] >> 6] & (1 << UInt64(bits[k] & 63)) == 0 { return false }
         return true
     }
 
     mutating func add(_ hash: UInt64) {
-        var position = hash
-        let step = (hash >> 32) | 1
-        for _ in 0..<4 {
-            let bit = Int(truncatingIfNeeded: position) & mask
-            words[bit >> 6] |= 1 << UInt64(bit & 63)
-            position &+= step
-        }
+        let bits = NameFilter.bits(of: hash, mask)
+        for k in bits.indices { words[bits[k] >> 6] |= 1 << UInt64(bits[k] & 63) }
+    }
+
+    /// The four bits of a hash: the hash and three steps of its upper half from it.
+    @inline(__always) private static func bits(of hash: UInt64, _ mask: Int) -> SIMD4<Int> {
+        let positions = SIMD4(repeating: hash) &+ SIMD4(0, 1, 2, 3) &* SIMD4(repeating: (hash >> 32) | 1)
+        return SIMD4<Int>(truncatingIfNeeded: positions) & SIMD4(repeating: mask)
     }
 }
