@@ -76,9 +76,19 @@ public struct SourceText: Sendable {
         let n = b.count
         guard let base = b.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
+        let high: UInt64 = 0x8080_8080_8080_8080
         while i < n {
-            // Eight ASCII bytes at a time: most text is ASCII.
-            if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            // Most text is ASCII: 32 bytes at a time while they are, then 8.
+            while i + 32 <= n {
+                let any =
+                    raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                if any & high != 0 { break }
+                i += 32
+            }
+            if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high == 0 {
                 i += 8
                 continue
             }
