@@ -79,14 +79,14 @@ public struct SourceText: Sendable {
         let high: UInt64 = 0x8080_8080_8080_8080
         while i < n {
             // Most text is ASCII: 32 bytes at a time while they are, then 8.
-            while i + 32 <= n {
-                let any =
-                    raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if i + 32 <= n
+                && (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
                     | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
-                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
-                if any & high != 0 { break }
+                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) & high == 0
+            {
                 i += 32
+                continue
             }
             if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high == 0 {
                 i += 8

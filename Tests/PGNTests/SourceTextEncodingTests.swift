@@ -34,6 +34,21 @@ final class SourceTextEncodingTests: XCTestCase {
         }
     }
 
+    /// The check reads only the bytes it is given, whatever their count: a byte that would
+    /// make the text invalid lies just past the end of each.
+    func testTheCheckStopsAtTheEndOfItsBytes() {
+        for count in 0...100 {
+            for last: [UInt8] in [[], [0xC3, 0xA9]] {
+                let text = [UInt8](repeating: 0x61, count: count) + last
+                let bytes = text + [0xFF]
+                let valid = bytes.withUnsafeBufferPointer {
+                    SourceText.isValidUTF8(UnsafeBufferPointer(rebasing: $0[0..<text.count]))
+                }
+                XCTAssertTrue(valid, "\(count) ASCII bytes, then \(last)")
+            }
+        }
+    }
+
     /// Random mixes of ASCII, valid characters and stray bytes, against the decoder.
     func testTheCheckAgreesWithTheDecoderOnRandomText() {
         var random = SystemRandomNumberGenerator()
