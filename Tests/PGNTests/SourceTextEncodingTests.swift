@@ -1,3 +1,4 @@
+import ChessCore
 import PGN
 import XCTest
 
@@ -49,9 +50,10 @@ final class SourceTextEncodingTests: XCTestCase {
         }
     }
 
-    /// Random mixes of ASCII, valid characters and stray bytes, against the decoder.
+    /// Random mixes of ASCII, valid characters and stray bytes, against the decoder (a fixed
+    /// seed, so that a failure comes back).
     func testTheCheckAgreesWithTheDecoderOnRandomText() {
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64(seed: 20_261_127)
         var refused = 0
         for _ in 0..<3000 {
             var bytes: [UInt8] = []
