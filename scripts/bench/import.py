@@ -22,7 +22,11 @@ starting with another program (pgn-lsp, the baseline, ocgdb in turn):
 - `pgn-lsp import --no-comment-rows` into a new database, then into the same database again
   (every game a duplicate), then `pgn-lsp export --output` of the database;
 - the same three runs of the `--baseline` build, labelled "before:";
-- `ocgdb -create -o moves -cpu 2` into a new database (with --ocgdb);
+- `ocgdb -create -o moves -cpu 2` into a new database (with --ocgdb); with --ocgdb-indexes, then
+  the format's seven search indexes on `Games` built in ocgdb's database (Python's sqlite3, the
+  system's SQLite, with the page cache and sorting threads that pgn-lsp's import uses for them),
+  timed as a row of its own in the same condition: ocgdb builds none, pgn-lsp builds them (and
+  `GamesIdentity`) at the end of its import; a last table adds the two up beside pgn-lsp;
 - at the largest size only, once per condition, `pgn-lsp import` with comment rows.
 Memory is polled every 50 ms from /proc/PID/status (peak VmHWM, RssAnon, RssFile) and every
 250 ms from /proc/PID/smaps (resident pages of the input file, of the database file and of
@@ -46,6 +50,21 @@ import tempfile
 from common import LICHESS_1M, PGN_LSP, Competitor, big_lichess_file, measure, measure_memory, shared
 
 GAMES = 43_800
+
+OCGDB_INDEXES = "ocgdb: the format's seven search indexes, afterwards"
+
+# The seven indexes of the format that serve searches (schemas/ocgdb.sql), built as pgn-lsp's
+# import builds them: one transaction, a 4 MB page cache, SQLite's sorting helper threads.
+SEARCH_INDEXES_SCRIPT = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size = -4096")
+db.execute(f"PRAGMA threads = {min(8, max(1, os.cpu_count() or 1))}")
+db.execute("BEGIN")
+for column in ("Date", "WhiteID", "BlackID", "Result", "WhiteElo", "BlackElo", "PlyCount"):
+    db.execute(f"CREATE INDEX IF NOT EXISTS Games{column} ON Games ({column})")
+db.execute("COMMIT")
+"""
 
 
 def distinct_lichess_file(copies=100):
@@ -77,6 +96,8 @@ def main():
                         help="scale mode: leave out the import with comment rows at the largest size")
     parser.add_argument("--timeline-dir", default=None,
                         help="scale mode: write each run's memory samples there as CSV")
+    parser.add_argument("--ocgdb-indexes", action="store_true",
+                        help="scale mode: after each ocgdb run, time the format's seven indexes on its database")
     parser.add_argument("--delete-inputs", action="store_true",
                         help="scale mode: delete inputs of 1M games and more once measured")
     args = parser.parse_args()
@@ -221,7 +242,19 @@ def scale(args):
                     shift = repetition % len(steps)
                     for step in steps[shift:] + steps[:shift]:
                         if step == "ocgdb" and ocgdb:
-                            run("ocgdb -o moves -cpu 2", condition, ocgdb_db, ocgdb, [path, ocgdb_db])
+                            # ocgdb now and then dies of SIGBUS before its end: such a run is
+                            # reported and made again (three tries).
+                            for attempt in range(3):
+                                try:
+                                    run("ocgdb -o moves -cpu 2", condition, ocgdb_db, ocgdb, [path, ocgdb_db])
+                                    break
+                                except AssertionError as failure:
+                                    print(f"  ocgdb failed ({failure}), try {attempt + 1} of 3", flush=True)
+                                    if attempt == 2:
+                                        raise
+                            if args.ocgdb_indexes:
+                                run(OCGDB_INDEXES, condition, ocgdb_db,
+                                    ["python3", "-c", SEARCH_INDEXES_SCRIPT, str(ocgdb_db)], [ocgdb_db], fresh=False)
                             ocgdb_db.unlink(missing_ok=True)
                         elif step == "baseline" and args.baseline:
                             lsp_runs(args.baseline, "before: ", condition)
@@ -266,6 +299,23 @@ def scale(args):
         size, name, condition = key
         print(f"- {inputs[size][1]:,} {name}, {condition}: "
               + " ".join(f"{s['seconds']:.2f} (load {s['load']:.1f})" for s in rows[key]))
+    if args.ocgdb_indexes:
+        print("\nocgdb with the format's search indexes (each ocgdb run plus the index build after it), "
+              "and its time over pgn-lsp's (medians):\n")
+        print("| games | condition | pgn-lsp s | ocgdb s | ocgdb + indexes s | ocgdb / pgn-lsp | (ocgdb + indexes) / pgn-lsp |")
+        print("|---|---|---|---|---|---|---|")
+        for size in sizes:
+            for condition in conditions:
+                lsp = rows.get((size, "pgn-lsp import --no-comment-rows", condition))
+                alone = rows.get((size, "ocgdb -o moves -cpu 2", condition))
+                extra = rows.get((size, OCGDB_INDEXES, condition))
+                if not (lsp and alone and extra):
+                    continue
+                ours = statistics.median(s["seconds"] for s in lsp)
+                theirs = statistics.median(s["seconds"] for s in alone)
+                both = statistics.median(a["seconds"] + b["seconds"] for a, b in zip(alone, extra))
+                print(f"| {inputs[size][1]:,} | {condition} | {ours:.2f} | {theirs:.2f} | {both:.2f} "
+                      f"| {theirs / ours:.2f} | {both / ours:.2f} |")
 
 
 if __name__ == "__main__":
