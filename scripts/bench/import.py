@@ -47,22 +47,33 @@ import re
 import statistics
 import tempfile
 
-from common import LICHESS_1M, PGN_LSP, Competitor, big_lichess_file, measure, measure_memory, shared
+from common import LICHESS_1M, PGN_LSP, ROOT, Competitor, big_lichess_file, measure, measure_memory, shared
 
 GAMES = 43_800
 
+LSP_IMPORT = "pgn-lsp import --no-comment-rows"
+OCGDB_IMPORT = "ocgdb -o moves -cpu 2"
 OCGDB_INDEXES = "ocgdb: the format's seven search indexes, afterwards"
 
-# The seven indexes of the format that serve searches (schemas/ocgdb.sql), built as pgn-lsp's
-# import builds them: one transaction, a 4 MB page cache, SQLite's sorting helper threads.
+
+def search_indexes():
+    """The format's indexes that serve searches, as `schemas/ocgdb.sql` creates them: all but
+    `GamesIdentity`, which pgn-lsp's duplicate check reads (the import's `searchIndexes`)."""
+    lines = (ROOT / "schemas" / "ocgdb.sql").read_text().splitlines()
+    return [line for line in lines
+            if line.startswith("CREATE INDEX ") and not line.startswith("CREATE INDEX GamesIdentity ")]
+
+
+# Runs the statements given after the database's path as pgn-lsp's import builds its indexes:
+# one transaction, a 4 MB page cache, SQLite's sorting helper threads.
 SEARCH_INDEXES_SCRIPT = """
 import os, sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.execute("PRAGMA cache_size = -4096")
 db.execute(f"PRAGMA threads = {min(8, max(1, os.cpu_count() or 1))}")
 db.execute("BEGIN")
-for column in ("Date", "WhiteID", "BlackID", "Result", "WhiteElo", "BlackElo", "PlyCount"):
-    db.execute(f"CREATE INDEX IF NOT EXISTS Games{column} ON Games ({column})")
+for statement in sys.argv[2:]:
+    db.execute(statement)
 db.execute("COMMIT")
 """
 
@@ -226,7 +237,7 @@ def scale(args):
             def lsp_runs(binary, prefix, condition):
                 files = [path, db]
                 command = [str(binary), "import", "--no-comment-rows", "--db", str(db), str(path)]
-                run(prefix + "pgn-lsp import --no-comment-rows", condition, db, command, files)
+                run(prefix + LSP_IMPORT, condition, db, command, files)
                 run(prefix + "pgn-lsp import again (all duplicates)", condition, db, command, files, fresh=False)
                 if not args.no_export:
                     run(prefix + "pgn-lsp export", condition, db,
@@ -246,7 +257,7 @@ def scale(args):
                             # reported and made again (three tries).
                             for attempt in range(3):
                                 try:
-                                    run("ocgdb -o moves -cpu 2", condition, ocgdb_db, ocgdb, [path, ocgdb_db])
+                                    run(OCGDB_IMPORT, condition, ocgdb_db, ocgdb, [path, ocgdb_db])
                                     break
                                 except AssertionError as failure:
                                     print(f"  ocgdb failed ({failure}), try {attempt + 1} of 3", flush=True)
@@ -254,7 +265,8 @@ def scale(args):
                                         raise
                             if args.ocgdb_indexes:
                                 run(OCGDB_INDEXES, condition, ocgdb_db,
-                                    ["python3", "-c", SEARCH_INDEXES_SCRIPT, str(ocgdb_db)], [ocgdb_db], fresh=False)
+                                    ["python3", "-c", SEARCH_INDEXES_SCRIPT, str(ocgdb_db), *search_indexes()],
+                                    [ocgdb_db], fresh=False)
                             ocgdb_db.unlink(missing_ok=True)
                         elif step == "baseline" and args.baseline:
                             lsp_runs(args.baseline, "before: ", condition)
@@ -306,8 +318,8 @@ def scale(args):
         print("|---|---|---|---|---|---|---|")
         for size in sizes:
             for condition in conditions:
-                lsp = rows.get((size, "pgn-lsp import --no-comment-rows", condition))
-                alone = rows.get((size, "ocgdb -o moves -cpu 2", condition))
+                lsp = rows.get((size, LSP_IMPORT, condition))
+                alone = rows.get((size, OCGDB_IMPORT, condition))
                 extra = rows.get((size, OCGDB_INDEXES, condition))
                 if not (lsp and alone and extra):
                     continue
