@@ -67,3 +67,25 @@ def pgn_lsp() -> pathlib.Path:
 
 def run(args, stdin: str = "", check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary()), *args], input=stdin, capture_output=True, text=True, check=check)
+
+
+def ocgdb_binary() -> pathlib.Path:
+    """ocgdb, built once by the script beside its source (into /tmp/ocgdb, where later runs find
+    it); the test is skipped where it cannot be built."""
+    built = subprocess.run([str(shared("peers/ocgdb/build"))], capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"ocgdb cannot be built here: {built.stderr[-300:]}")
+    return pathlib.Path(built.stdout.strip())
+
+
+def ocgdb_create(source: pathlib.Path, db: pathlib.Path, option: str = "moves2") -> subprocess.CompletedProcess:
+    """ocgdb's `-create` of `db` from `source` on one thread. ocgdb itself dies of SIGBUS on about
+    one run in eight of this command (seen on its own, outside any test): a run killed by a
+    signal is tried again, from an empty file."""
+    for _ in range(6):
+        db.unlink(missing_ok=True)
+        made = subprocess.run([str(ocgdb_binary()), "-create", "-pgn", str(source), "-db", str(db), "-cpu", "1",
+                               "-o", option], capture_output=True, timeout=120)
+        if made.returncode >= 0:
+            break
+    return made

@@ -146,7 +146,10 @@ extension GameDatabase {
     }
 
     /// The tags a row gives back: the Seven Tag Roster (`?` for what is unknown), then the
-    /// other columns that have a value and the `Tags` column's pairs, by name.
+    /// other columns that have a value and the `Tags` column's pairs, by name. A tag the
+    /// `Tags` column holds beside its column (`TagColumns`: a rating written `?`, a `1/2`
+    /// result, a `Variant`) is given back as written while the column holds what it gives; a
+    /// tag marked there as absent (`[Date]`) is left out on the same condition.
     static func tags(_ row: GameRow, start: Position) -> [(name: String, value: String)] {
         func name(_ value: String?, id: Int64?) -> String {
             guard let value, id != 0 else { return "?" }
@@ -155,13 +158,13 @@ extension GameDatabase {
         var date = row.date ?? "????.??.??"
         if date.contains("-") { date = date.replacingOccurrences(of: "-", with: ".") }
         // The sentinel rows (ID 0) stand for an absent tag.
-        let tags: [(name: String, value: String)] = [
+        var tags: [(name: String, value: String)] = [
             ("Event", name(row.event, id: row.eventID)), ("Site", name(row.site, id: row.siteID)), ("Date", date),
             ("Round", row.round ?? "?"), ("White", name(row.white, id: row.whiteID)),
             ("Black", name(row.black, id: row.blackID)), ("Result", row.result ?? "*"),
         ]
         var others: [(name: String, value: String)] = []
-        if let elo = row.blackElo { others.append(("BlackElo", elo == 0 ? "-" : String(elo))) }
+        if let elo = row.blackElo { others.append(("BlackElo", TagColumns.eloText(elo))) }
         if let eco = row.eco { others.append(("ECO", eco)) }
         if let fen = row.fen?.trimmingASCIISpaces, !fen.isEmpty {
             others.append(("FEN", fen))
@@ -170,12 +173,42 @@ extension GameDatabase {
         if let timeControl = row.timeControl { others.append(("TimeControl", timeControl)) }
         if let utcTime = row.utcTime { others.append(("UTCTime", utcTime)) }
         if isChess960(start) { others.append(("Variant", "Chess960")) }
-        if let elo = row.whiteElo { others.append(("WhiteElo", elo == 0 ? "-" : String(elo))) }
+        if let elo = row.whiteElo { others.append(("WhiteElo", TagColumns.eloText(elo))) }
         if let otherTags = row.otherTags {
+            let kept = TagColumns.read(otherTags)
+            let utcDate = kept.first { $0.name == "UTCDate" }?.value ?? nil
+            /// Whether the columns still hold what a kept tag (nil: its absence) gives them.
+            func columnsAgree(_ name: String, _ value: String?) -> Bool {
+                switch name {
+                case "WhiteElo": return value.flatMap(TagColumns.elo).map(Int64.init) == row.whiteElo
+                case "BlackElo": return value.flatMap(TagColumns.elo).map(Int64.init) == row.blackElo
+                case "Date": return TagColumns.date(value, utcDate: utcDate) == row.date
+                case "Result":
+                    // A tag that decides nothing stood beside the marker that filled the column.
+                    guard let value else { return false }
+                    let result = TagColumns.result(value)
+                    return result == row.result || !TagColumns.isDecided(result)
+                case "FEN": return value.flatMap(TagColumns.fen) == row.fen?.trimmingASCIISpaces
+                case "SetUp", "Variant": return true
+                default: return false
+                }
+            }
             var known = Set(tags.map(\.name) + others.map(\.name) + ["SetUp"])
-            for pair in PGNWriter.tagPairs(otherTags) where !known.contains(pair.name) {
-                known.insert(pair.name)
-                others.append(pair)
+            for (name, value) in kept {
+                if let k = tags.firstIndex(where: { $0.name == name }) {
+                    // The Seven Tag Roster is always written: an absent one as its default.
+                    if columnsAgree(name, value) {
+                        tags[k].value = value ?? (name == "Date" ? "????.??.??" : name == "Result" ? "*" : "?")
+                    }
+                } else if let k = others.firstIndex(where: { $0.name == name }) {
+                    guard columnsAgree(name, value) else { continue }
+                    if let value { others[k].value = value } else { others.remove(at: k) }
+                } else if let value, !known.contains(name) || (name == "SetUp" && row.fen == nil) {
+                    known.insert(name)
+                    others.append((name, value))
+                } else if value == nil {
+                    known.insert(name)
+                }
             }
             others.sort { $0.name < $1.name }
         }

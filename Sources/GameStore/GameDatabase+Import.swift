@@ -171,6 +171,7 @@ extension GameDatabase {
             limit: 2 * GameDatabase.piecesPerBatch + cores, maxBatch: GameDatabase.piecesPerBatch)
         let content = options.moves
         let commentRows = options.commentRows
+        let strict = options.strict
         let writing = DispatchGroup()
 
         // The writer: pieces in order, up to `piecesPerTransaction` in one transaction.
@@ -193,7 +194,8 @@ extension GameDatabase {
             let reader = Thread {
                 while let (number, piece) = pipeline.nextToRead() {
                     let encoded = piece.withBytes {
-                        GameEncoder.encode(buffer: $0, firstIndex: 0, content: content, commentRows: commentRows)
+                        GameEncoder.encode(
+                            buffer: $0, firstIndex: 0, content: content, commentRows: commentRows, strict: strict)
                     }
                     // The encoded games hold copies: the piece's pages are not read again.
                     piece.release()

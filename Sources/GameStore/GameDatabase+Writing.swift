@@ -24,10 +24,13 @@ public struct GameSource: Sendable {
 public struct StoreReport: Sendable, Equatable {
     /// Games written.
     public var stored = 0
-    /// Games already in the database (same players, event, site, date, time, round and moves).
+    /// Games already in the database (same players, event, site, date, time, round, result,
+    /// start position and moves).
     public var duplicates = 0
     /// Games that could not be stored, in file order.
     public var refused: [RefusedGame] = []
+    /// Games stored with changes (`EncodedGame.changes`), in file order; `stored` counts them.
+    public var changed: [ChangedGame] = []
     /// The `Games.ID` of each stored game, in order (empty after `importPGN`, which keeps
     /// counts only: its memory does not grow with the games).
     public var storedIDs: [Int64] = []
@@ -37,11 +40,36 @@ public struct StoreReport: Sendable, Equatable {
     /// Games read: stored, duplicate or refused.
     public var total: Int { stored + duplicates + refused.count }
 
+    /// The changed games whose mainline stops before their movetext's (`ChangedGame.incomplete`).
+    public var incomplete: Int { changed.reduce(0) { $0 + ($1.incomplete ? 1 : 0) } }
+
     public mutating func add(_ other: StoreReport) {
         stored += other.stored
         duplicates += other.duplicates
         refused += other.refused
+        changed += other.changed
         storedIDs += other.storedIDs
+    }
+}
+
+/// A game stored with changes: what the import did to store it.
+public struct ChangedGame: Sendable, Hashable, CustomStringConvertible {
+    /// The game's number in its file or batch, from 0.
+    public var index: Int
+    /// What was changed, in the order of the movetext (`EncodedGame.changes`).
+    public var changes: [String]
+    /// Whether the mainline stops before the movetext's: a move of it cannot be played.
+    public var incomplete: Bool
+
+    public init(index: Int, changes: [String], incomplete: Bool) {
+        self.index = index
+        self.changes = changes
+        self.incomplete = incomplete
+    }
+
+    /// `game 12 (incomplete), illegal move 23...Nf3: …; …` (games counted from 1).
+    public var description: String {
+        "game \(index + 1)\(incomplete ? " (incomplete)" : ""), \(changes.joined(separator: "; "))"
     }
 }
 
@@ -55,6 +83,7 @@ extension GameDatabase {
     public func store(games: [GameSource], progress: ((Int, Int) -> Void)? = nil) throws -> StoreReport {
         let content = options.moves
         let commentRows = options.commentRows
+        let strict = options.strict
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<EncodedGame, RefusedGame>]>.allocate(
             capacity: games.count)
         results.initialize(repeating: [])
@@ -64,7 +93,8 @@ extension GameDatabase {
         }
         DispatchQueue.concurrentPerform(iterations: games.count) { k in
             results[k] = GameEncoder.encode(
-                bytes: games[k].bytes, firstIndex: games[k].index, content: content, commentRows: commentRows)
+                bytes: games[k].bytes, firstIndex: games[k].index, content: content, commentRows: commentRows,
+                strict: strict)
         }
         return try write(
             pieces: Array(results), indexOffsets: Array(repeating: 0, count: games.count), progress: progress)
@@ -127,14 +157,14 @@ extension GameDatabase {
             db,
             """
             SELECT 1 FROM Games WHERE WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
-            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 LIMIT 1
+            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 AND Result IS ?10 AND FEN IS ?11 LIMIT 1
             """)
         // The same comparison with one row that the hashes name.
         let sameGame = try PreparedStatement(
             db,
             """
             SELECT 1 FROM Games WHERE ID = ?9 AND WhiteID = ?1 AND BlackID = ?2 AND EventID = ?3 AND SiteID = ?4 \
-            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8
+            AND Date IS ?5 AND UTCTime IS ?6 AND Round IS ?7 AND Moves = ?8 AND Result IS ?10 AND FEN IS ?11
             """)
         let moves2Column = (layout.hasMoves2 ? ", Moves2" : "") + (layout.hasTags ? ", Tags" : "")
         let moves2Value = (layout.hasMoves2 ? ", ?19" : "") + (layout.hasTags ? ", ?20" : "")
@@ -270,6 +300,8 @@ extension GameDatabase {
                             binder.bind(statement, 5, slot: dateSlot)
                             binder.bind(statement, 6, slot: utcTimeSlot)
                             binder.bind(statement, 7, slot: roundSlot)
+                            binder.bind(statement, 10, slot: resultSlot)
+                            binder.bind(statement, 11, slot: fenSlot)
                         }
                         let duplicate = try texts.withBinder { binder in
                             try game.moves.withUnsafeBytes { moves in
@@ -351,6 +383,12 @@ extension GameDatabase {
                         }
                         report.stored += 1
                         if keepIDs { report.storedIDs.append(gameID) }
+                        if !game.changes.isEmpty {
+                            report.changed.append(
+                                ChangedGame(
+                                    index: game.index + indexOffsets[piece], changes: game.changes,
+                                    incomplete: game.incomplete))
+                        }
                         counts.games += 1
 
                         if writesComments {

@@ -26,11 +26,15 @@ public final class GameDatabase: @unchecked Sendable {
         /// `Games` table with moves), not the columns a write of games needs, so that files
         /// made by ocgdb, which lack some, can be indexed too.
         public var positionIndexOnly = false
+        /// Refuse a game that cannot be stored as written (movetext kept as text, a result
+        /// read from `1/2`, …) instead of storing it with its changes listed.
+        public var strict = false
 
         public init(
             busyTimeout: Double = 5, moves: MovesContent = .full, commentRows: Bool = true, readOnly: Bool = false,
-            positionIndex: Bool = true
+            positionIndex: Bool = true, strict: Bool = false
         ) {
+            self.strict = strict
             self.positionIndex = positionIndex
             self.busyTimeout = busyTimeout
             self.moves = moves

@@ -8,9 +8,10 @@ import PGN
 /// "Plainly written" is what databases and servers export: every game starts with its tags,
 /// one per line (`[Name "value"]`), and ends with its termination marker; the movetext holds
 /// move numbers, moves, `{…}` comments, NAGs and suffix annotations, and variations. Anything
-/// else (a `;` comment, a `%` line, nested or open braces, a game without tags or without a
-/// result, a repeated tag, text after a tag on its line, an unusual character) makes
-/// `next(into:)` return false, and the caller reads the rest with `Parser`, which reads
+/// else (a `;` comment, a `%` line, nested or open braces, a tag line inside a comment, a game
+/// without tags or without a result, a repeated tag, text after a tag on its line, a word that
+/// cannot be a move, a result inside a variation or against a move, an unusual character)
+/// makes `next(into:)` return false, and the caller reads the rest with `Parser`, which reads
 /// everything.
 struct ImportScanner {
     private var scan: Scan
@@ -157,6 +158,10 @@ struct ImportScanner {
                     while i < bytes.count && isSymbolByte(bytes[i]) { i += 1 }
                     // `exd6e.p.` and the like: the parser's lexer joins the mark to the move.
                     if byte(i) == 0x2E { return false }
+                    // A word that cannot be a move (a note) and a move glued to a result are
+                    // the parser's to read.
+                    guard Lexer.looksLikeMove(bytes, tokenStart, i), Lexer.gluedResult(bytes, tokenStart, i) == nil
+                    else { return false }
                     game.nodes.append(MovetextNode(kind: .move, range: tokenStart..<i))
                 default:
                     // The rarer white space (vertical tab, form feed), or the end of plain PGN.
@@ -183,33 +188,22 @@ struct ImportScanner {
             return true
         }
 
-        /// The index of the first `}` from `start`, or nil when a `{` or the end comes first.
-        /// Eight bytes at a time: comments are most of an annotated export.
+        /// The index of the first `}` from `start`, or nil when a `{`, a line that begins a tag
+        /// (where the parser ends a comment left open) or the end comes first.
         @inline(__always)
         private func braceEnd(from start: Int) -> Int? {
             var k = start
-            let raw = UnsafeRawPointer(bytes.baseAddress!)
-            while k + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
-                // The lowest byte flagged in each is exactly the first `{` or `}` of the word
-                // (the flags above a match may be false, never those below).
-                let open = word ^ 0x7B7B_7B7B_7B7B_7B7B
-                let close = word ^ 0x7D7D_7D7D_7D7D_7D7D
-                let found =
-                    ((open &- 0x0101_0101_0101_0101) & ~open | (close &- 0x0101_0101_0101_0101) & ~close)
-                    & 0x8080_8080_8080_8080
-                if found != 0 {
-                    let at = k + found.trailingZeroBitCount / 8
-                    return bytes[at] == 0x7D ? at : nil
+            while true {
+                let at = Lexer.firstBraceOrLineBreak(bytes, from: k)
+                guard at < bytes.count else { return nil }
+                switch bytes[at] {
+                case 0x7D: return at
+                case 0x7B: return nil
+                default:
+                    if at + 1 < bytes.count && Lexer.beginsTag(bytes, at + 1) { return nil }
+                    k = at + 1
                 }
-                k += 8
             }
-            while k < bytes.count {
-                if bytes[k] == 0x7D { return k }
-                if bytes[k] == 0x7B { return nil }
-                k += 1
-            }
-            return nil
         }
 
         private func isDraw(_ k: Int) -> Bool {

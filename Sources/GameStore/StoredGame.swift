@@ -51,8 +51,8 @@ extension PGNWriter {
         return text
     }
 
-    /// The movetext, wrapped, ending with the result and no line break. Braces in comments
-    /// are written as parentheses.
+    /// The movetext, wrapped, ending with the result and no line break. A comment with a `}` is
+    /// written as a `;` comment; movetext a database kept as text (`KeptText`) as it was.
     public static func movetext(
         _ elements: [MovetextElement], from start: Position, result: String, lineLength: Int = 80
     ) -> String {
@@ -64,7 +64,11 @@ extension PGNWriter {
                 out.move(lines.position.san(move).utf8)
                 lines.play(move)
             case .comment(let text):
-                out.comment(text, bracesAsParentheses: true)
+                if let kept = KeptText.movetext(inComment: text) {
+                    out.raw(String(kept))
+                } else {
+                    out.comment(text, closingBraceAsLineComment: true)
+                }
             case .nag(let value):
                 out.nag(value)
             case .variationStart:

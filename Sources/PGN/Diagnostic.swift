@@ -7,6 +7,8 @@ public struct Diagnostic: Sendable, Hashable {
         case illegalMove = "illegal-move"
         case ambiguousMove = "ambiguous-move"
         case unknownMove = "unknown-move"
+        case movetextNote = "movetext-note"
+        case resultNotation = "result-notation"
         case resultMismatch = "result-mismatch"
         case missingResult = "missing-result"
         case missingTag = "missing-tag"

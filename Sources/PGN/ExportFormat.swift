@@ -37,13 +37,17 @@ public enum ExportFormat {
             case .move: writer.move(text.utf8)
             case .nag: writer.word(node.value >= 0 ? "$\(node.value)" : text)
             case .comment where node.value == 1:
-                // A `;` comment becomes a brace comment unless it holds a `}`.
+                // A `;` comment becomes a brace comment unless it holds a brace.
                 let body = text.dropFirst()
-                if body.contains("}") { writer.lineComment(text) } else { writer.comment(String(body)) }
+                if body.contains("}") || body.contains("{") {
+                    writer.lineComment(text)
+                } else {
+                    writer.comment(String(body))
+                }
             case .comment: writer.comment(String(text.dropFirst().dropLast()))
             case .variationStart: writer.variationStart()
             case .variationEnd: writer.variationEnd()
-            case .result: writer.word(text)
+            case .result, .note: writer.word(text)
             }
         }
         let movetext = writer.finish()

@@ -273,8 +273,8 @@ public struct GameReplay {
                             report(
                                 .nullMove, played.depth == 0 ? .warning : .information,
                                 played.depth == 0
-                                    ? "Null move in the mainline: \(played.before.turn) passes, which is not a legal move"
-                                    : "Null move: \(played.before.turn) passes (accepted in analysis)",
+                                    ? "Null move in the mainline: \(played.before.turn) passes, which is not a legal move (a database stores the moves before it and keeps the rest as a comment)"
+                                    : "Null move: \(played.before.turn) passes (accepted in analysis; a database keeps this line from here as a comment)",
                                 node.range, [])
                         }
                         let leniency = played.leniency.subtracting(.nullMoveNotation)
@@ -312,7 +312,7 @@ public struct GameReplay {
                     if node.value >= 0 && node.value <= 255 && NAGMeanings.meaning(node.value) == nil {
                         report(.unknownNAG, .hint, "NAG $\(node.value) has no standard meaning", node.range, [])
                     }
-                case .comment, .result:
+                case .comment, .result, .note:
                     break
                 }
             }

@@ -28,6 +28,10 @@ public struct MovetextNode: Sendable, Hashable {
         case variationEnd
         /// The termination marker (`value`: a `GameResult` raw value).
         case result
+        /// Text in the movetext that is not PGN but stands among it: a word that cannot be a
+        /// move (`keep`, `e.p.`, a lone `+`), a result inside a variation (which ends nothing),
+        /// stray characters. Readers skip it; a database keeps it as text where it stood.
+        case note
     }
 
     public var kind: Kind

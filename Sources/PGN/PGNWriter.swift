@@ -63,7 +63,8 @@ public enum PGNWriter {
     }
 
     /// The bytes of a tag's value token without its quotes: the opening one, and the closing one
-    /// unless it is escaped (an unterminated value keeps what it has).
+    /// (the lexer ends a value at its last quote, `\"` before the tag's `]` included: see
+    /// `Lexer`; an unterminated value keeps what it has).
     @inlinable
     public static func tagValueContent(
         _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>
@@ -71,11 +72,7 @@ public enum PGNWriter {
         var lower = range.lowerBound
         var upper = range.upperBound
         if lower < upper && bytes[lower] == 0x22 { lower += 1 }
-        if upper > lower && bytes[upper - 1] == 0x22
-            && !(upper - 2 >= lower && bytes[upper - 2] == 0x5C && !(upper - 3 >= lower && bytes[upper - 3] == 0x5C))
-        {
-            upper -= 1
-        }
+        if upper > lower && bytes[upper - 1] == 0x22 { upper -= 1 }
         return lower..<upper
     }
 
@@ -166,10 +163,17 @@ public struct MovetextWriter {
     public mutating func word(_ text: String) { word(text.utf8) }
 
     /// `{text}`, split at white space so that long comments wrap (line breaks become spaces).
-    /// A comment read back from a database may hold braces: `bracesAsParentheses` writes them
-    /// as parentheses, which a brace comment can hold.
-    public mutating func comment(_ text: String, bracesAsParentheses: Bool = false) {
+    /// With `closingBraceAsLineComment`, a text with a `}`, which ends a brace comment for
+    /// every reader, is written as a `;` comment on one line instead (a database's comment,
+    /// which came from a `;` comment or from braces nested in a brace comment); an opening
+    /// brace alone stays in a brace comment, which the first `}` ends for every reader.
+    public mutating func comment(_ text: String, closingBraceAsLineComment: Bool = false) {
         var text = text
+        if closingBraceAsLineComment && text.utf8.contains(0x7D) {
+            let words = text.utf8.split(whereSeparator: Lexer.isSpace).map { String(decoding: $0, as: UTF8.self) }
+            lineComment(";" + (words.isEmpty ? "" : " " + words.joined(separator: " ")))
+            return
+        }
         text.withUTF8 { bytes in
             var first = true
             var k = 0
@@ -184,13 +188,7 @@ public struct MovetextWriter {
                 } else {
                     word(EmptyCollection())
                 }
-                let from = pending.count
                 pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<k]))
-                if bracesAsParentheses {
-                    for i in from..<pending.count {
-                        if pending[i] == 0x7B { pending[i] = 0x28 } else if pending[i] == 0x7D { pending[i] = 0x29 }
-                    }
-                }
             }
             if first { word(CollectionOfOne(UInt8(0x7B))) }
         }
@@ -204,6 +202,49 @@ public struct MovetextWriter {
         flush()
         breakBeforeNext = true
         needsNumber = true
+    }
+
+    /// Movetext as a file wrote it (a database keeps what its columns cannot hold that way): it
+    /// may hold moves, comments, `;` comments and variations of its own, which are laid out
+    /// as the writer lays out its own (a comment with braces inside and a `;` comment as they
+    /// are, `%` lines on lines of their own), never read as moves.
+    public mutating func raw(_ text: String) {
+        var text = text
+        var last = TokenKind.whitespace
+        text.withUTF8 { bytes in
+            var lexer = Lexer(bytes)
+            while let token = lexer.next() {
+                let piece = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+                switch token.kind {
+                case .whitespace:
+                    continue
+                case .escapeLine:
+                    flush()
+                    breakBeforeNext = true
+                    word(piece)
+                    flush()
+                    breakBeforeNext = true
+                case .lineComment:
+                    word(piece)
+                    flush()
+                    breakBeforeNext = true
+                case .braceComment where !piece.dropFirst().dropLast().contains(where: { $0 == 0x7B || $0 == 0x7D }):
+                    let saved = needsNumber
+                    comment(String(decoding: piece.dropFirst().dropLast(), as: UTF8.self))
+                    needsNumber = saved
+                case .openParen:
+                    word(piece)
+                    glueNext = true
+                case .closeParen:
+                    appendToWord(piece)
+                default:
+                    word(piece)
+                }
+                last = token.kind
+            }
+        }
+        // The next move is numbered after a comment or a variation, as after the writer's own.
+        if last == .closeParen || last == .braceComment || last == .lineComment { needsNumber = true }
     }
 
     /// A variation starts: it replaces the last move of the current line.

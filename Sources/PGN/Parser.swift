@@ -30,6 +30,12 @@ public struct Parser {
     private var omitted: (count: Int, first: Range<Int>, severity: Diagnostic.Severity, code: Diagnostic.Code)?
     /// The names of the current game's tags, once it has many: repeated names start a new game.
     private var tagNames: Set<[UInt8]> = []
+    /// The last symbol (file offsets): a result right at its end is glued to it.
+    private var lastSymbol = -1 ..< -1
+    /// The word note last read, while only white space follows it: the next word joins it
+    /// (`White resigns` is one note, a page of prose one problem), with its diagnostic's index
+    /// when it was kept.
+    private var openNote: (end: Int, diagnostic: Int?)?
 
     /// Parses `bytes`, whose first byte is at `base` in its file; games are numbered from
     /// `firstGameIndex` in diagnostics.
@@ -55,9 +61,8 @@ public struct Parser {
         run()
     }
 
-    /// Starts of the brace comments whose end was found only by reading to the end of the text
-    /// (`Lexer.longComments`).
-    public var longComments: [Int] { lexer.longComments }
+    /// The brace comments whose end was found only by reading on past them (`Lexer.longComments`).
+    public var longComments: [Lexer.LongComment] { lexer.longComments }
 
     /// File offset just past the last byte the parse read.
     public var endOffset: Int { lexer.base + lexer.offset }
@@ -128,6 +133,9 @@ public struct Parser {
 
     private mutating func run() {
         while stoppedAt == nil, let token = nextToken() {
+            if openNote != nil && token.kind != .whitespace && token.kind != .escapeLine && token.kind != .symbol {
+                openNote = nil
+            }
             switch token.kind {
             case .whitespace, .escapeLine:
                 continue
@@ -148,11 +156,34 @@ public struct Parser {
                 report(
                     .syntax, .error, "Unexpected ']' with no tag open", token.range,
                     fixes: [remove(token, "Remove ']'")])
+                keepInMovetext(token.range)
             case .string, .unterminatedString:
                 report(.syntax, .error, "Unexpected string outside a tag", token.range)
+                keepInMovetext(token.range)
             case .symbol:
+                let wordsBefore = openNote
+                openNote = nil
                 enterMovetext(at: token.start)
-                append(MovetextNode(kind: .move, range: token.range))
+                lastSymbol = token.range
+                let bytes = lexer.bytes
+                if Lexer.looksLikeMove(bytes, token.start - lexer.base, token.end - lexer.base) {
+                    append(MovetextNode(kind: .move, range: token.range))
+                } else if let words = wordsBefore, let last = game?.nodes.last, last.kind == .note,
+                    last.range.upperBound == words.end
+                {
+                    // The next word of a note: one note, one problem.
+                    let range = last.range.lowerBound..<token.end
+                    game!.nodes[game!.nodes.count - 1].range = range
+                    game!.range = game!.range.lowerBound..<token.end
+                    if let index = words.diagnostic { diagnostics[index] = wordNote(range) }
+                    openNote = (token.end, words.diagnostic)
+                } else {
+                    let kept = diagnostics.count
+                    let note = wordNote(token.range)
+                    report(note.code, note.severity, note.message, note.range, fixes: note.fixes)
+                    append(MovetextNode(kind: .note, range: token.range))
+                    openNote = (token.end, diagnostics.count > kept ? diagnostics.count - 1 : nil)
+                }
             case .moveNumber:
                 enterMovetext(at: token.start)
                 let dots = Parser.dotCount(lexer.bytes, token, base: lexer.base)
@@ -174,7 +205,10 @@ public struct Parser {
                             ? "'$' must be followed by a number" : "NAG $\(token.value) is out of range (0–255)",
                         token.range, fixes: [remove(token, "Remove the NAG")])
                 } else if token.kind == .suffix && token.value == 0 {
-                    report(.unknownNAG, .warning, "Unknown annotation; use !, ?, !!, ??, !? or ?!", token.range)
+                    report(
+                        .unknownNAG, .warning,
+                        "Unknown annotation; use !, ?, !!, ??, !? or ?! (a database keeps it as a comment)", token.range
+                    )
                 }
                 append(MovetextNode(kind: .nag, range: token.range, value: value))
             case .openParen:
@@ -195,11 +229,51 @@ public struct Parser {
                         last.range.lowerBound..<token.end)
                 }
                 append(MovetextNode(kind: .variationEnd, range: token.range))
+            case .result where !openVariations.isEmpty && game != nil && !afterResult && !gameEndsAfter():
+                // Annotators end a line with its outcome (`(32. Qf7+ Kh8 1/2-1/2)`): inside a
+                // variation a result ends nothing, unless the game ends there (a `)` forgotten).
+                reportNote(
+                    "A result inside a variation does not end the game: readers skip it, and a database keeps it as a comment",
+                    token.range)
+                append(MovetextNode(kind: .note, range: token.range))
             case .result:
+                let glued = token.start == lastSymbol.upperBound
                 enterMovetext(at: token.start)
                 append(MovetextNode(kind: .result, range: token.range, value: token.value))
                 game!.resultIndex = game!.nodes.count - 1
                 finishGameAtResult()
+                // `1/2` is the one three-byte result with a slash.
+                let short = token.end - token.start == 3 && lexer.bytes[token.start - lexer.base + 1] == 0x2F
+                guard glued || short else { continue }
+                let text = String(
+                    decoding: lexer.bytes[(token.start - lexer.base)..<(token.end - lexer.base)], as: UTF8.self)
+                let written = GameResult(rawValue: token.value)?.text ?? text
+                if glued {
+                    let move = String(
+                        decoding: lexer.bytes[
+                            (lastSymbol.lowerBound - lexer.base)..<(lastSymbol.upperBound - lexer.base)],
+                        as: UTF8.self)
+                    report(
+                        .resultNotation, .warning,
+                        "The result is written against the move: \(GameReplay.shortened(move + text)) reads as \(GameReplay.shortened(move)) \(written)",
+                        token.range,
+                        fixes: [
+                            Diagnostic.Fix(
+                                title: "Put a space before \(text)",
+                                edits: [Diagnostic.Edit(range: token.start..<token.start, text: " ")], isPreferred: true
+                            )
+                        ])
+                }
+                if short {
+                    report(
+                        .resultNotation, .warning, "A draw is written 1/2-1/2: 1/2 reads as the result 1/2-1/2",
+                        token.range,
+                        fixes: [
+                            Diagnostic.Fix(
+                                title: "Write 1/2-1/2", edits: [Diagnostic.Edit(range: token.range, text: "1/2-1/2")],
+                                isPreferred: true)
+                        ])
+                }
             case .unknown:
                 // A run of stray bytes (a binary file, NUL padding) is one problem.
                 var run = token
@@ -214,6 +288,7 @@ public struct Parser {
                     .syntax, .error,
                     run.end - run.start > token.end - token.start ? "Unexpected characters" : "Unexpected character",
                     run.range, fixes: [remove(run, "Remove \(run.range == token.range ? "it" : "them")")])
+                keepInMovetext(run.range)
             }
         }
         if let stoppedAt {
@@ -245,6 +320,56 @@ public struct Parser {
     private mutating func finishGameAtResult() {
         afterResult = true
         inMovetext = false
+    }
+
+    /// Whether the next token, past white space, starts another game or ends the text.
+    private mutating func gameEndsAfter() -> Bool {
+        while let token = nextToken() {
+            if token.kind == .whitespace || token.kind == .escapeLine { continue }
+            pushedBack = token
+            return token.kind == .openBracket
+        }
+        return true
+    }
+
+    /// Text that is not PGN inside a game's movetext stays in the game, as a note.
+    private mutating func keepInMovetext(_ range: Range<Int>) {
+        if game != nil && inMovetext && !afterResult { append(MovetextNode(kind: .note, range: range)) }
+    }
+
+    /// The start of a token's text, enough for a message to quote (`GameReplay.shortened`).
+    private func quotable(_ range: Range<Int>) -> String {
+        let start = range.lowerBound - lexer.base
+        return String(decoding: lexer.bytes[start..<min(range.upperBound - lexer.base, start + 160)], as: UTF8.self)
+    }
+
+    /// A note among the moves, with the fix that makes it a comment (`keep` → `{keep}`) when it
+    /// is of a reasonable length.
+    private mutating func reportNote(_ message: String, _ range: Range<Int>) {
+        report(.movetextNote, .warning, message, range, fixes: noteFixes(range))
+    }
+
+    private func noteFixes(_ range: Range<Int>) -> [Diagnostic.Fix] {
+        guard range.count <= 100 else { return [] }
+        let text = quotable(range)
+        return [
+            Diagnostic.Fix(
+                title: "Make it a comment: {\(Self.oneLine(text))}",
+                edits: [Diagnostic.Edit(range: range, text: "{\(text)}")], isPreferred: true)
+        ]
+    }
+
+    /// The diagnostic of words that cannot be moves (`keep`, `White resigns`).
+    private func wordNote(_ range: Range<Int>) -> Diagnostic {
+        Diagnostic(
+            .movetextNote, .warning,
+            "'\(GameReplay.shortened(Self.oneLine(quotable(range))))' is not a move: readers skip it, and a database keeps it as a comment",
+            range: range, game: game == nil ? nil : gameIndex, fixes: noteFixes(range))
+    }
+
+    /// Words with one space between them, as a message quotes them.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     private func remove(_ token: Token, _ title: String) -> Diagnostic.Fix {

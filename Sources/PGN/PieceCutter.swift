@@ -76,14 +76,6 @@ public enum PieceCutter {
 
     /// `[` followed by a tag name, a space and a quote: a tag, not text in a comment.
     private static func looksLikeTag(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
-        var j = start + 1
-        var nameLength = 0
-        while j < bytes.count, Lexer.isSymbolByte(bytes[j]) {
-            j += 1
-            nameLength += 1
-        }
-        guard nameLength > 0 else { return false }
-        while j < bytes.count && bytes[j] == 0x20 { j += 1 }
-        return j < bytes.count && bytes[j] == 0x22
+        Lexer.beginsTag(bytes, start)
     }
 }

@@ -28,7 +28,7 @@ public enum TokenKind: UInt8, Sendable {
     case moveNumber
     /// `...` or `…` standing alone (after a move number written with a space).
     case dots
-    /// `1-0`, `0-1`, `1/2-1/2`, `*` (value: a `GameResult` raw value).
+    /// `1-0`, `0-1`, `1/2-1/2` (also written `1/2` or `½-½`), `*` (value: a `GameResult` raw value).
     case result
     /// A move, a tag name, or any other word.
     case symbol

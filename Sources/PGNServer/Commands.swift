@@ -46,7 +46,7 @@ extension PGNLanguageServer {
             ServerCommand(
                 "pgn.saveGame", reportsProgress: true,
                 summary:
-                    "saves one game to the database; answers `{\"path\", \"stored\", \"duplicates\", \"refused\", \"ids\"}`"
+                    "saves one game (with moves or not) to the database; answers `{\"path\", \"stored\", \"duplicates\", \"refused\", \"changed\", \"incomplete\", \"ids\"}`"
             ) { [self] arguments, context in try await executeDatabaseCommand("pgn.saveGame", arguments, context) },
             ServerCommand(
                 "pgn.saveAllGames", reportsProgress: true,

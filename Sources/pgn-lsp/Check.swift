@@ -62,7 +62,7 @@ struct Check: ParsableCommand {
             var openings: [Opening?] = []
             var failure: String?
             /// Counts a diagnostic and prints it.
-            func emit(_ diagnostic: Diagnostic, _ start: LineColumn, _ end: LineColumn) {
+            func emit(_ diagnostic: Diagnostic, _ start: LineColumn, _ end: LineColumn, _ fixes: [LocatedFix] = []) {
                 switch diagnostic.severity {
                 case .error: errors += 1
                 case .warning: warnings += 1
@@ -95,6 +95,31 @@ struct Check: ParsableCommand {
                         object.raw(",\"game\":")
                         object.integer(game + 1)
                     }
+                    if !fixes.isEmpty {
+                        object.raw(",\"fixes\":[")
+                        for (k, fix) in fixes.enumerated() {
+                            object.raw(k == 0 ? "{\"title\":" : ",{\"title\":")
+                            object.string(fix.title)
+                            object.raw(",\"preferred\":")
+                            object.raw(fix.isPreferred ? "true" : "false")
+                            object.raw(",\"edits\":[")
+                            for (j, edit) in fix.edits.enumerated() {
+                                object.raw(j == 0 ? "{\"line\":" : ",{\"line\":")
+                                object.integer(edit.start.line + 1)
+                                object.raw(",\"column\":")
+                                object.integer(edit.start.column + 1)
+                                object.raw(",\"endLine\":")
+                                object.integer(edit.end.line + 1)
+                                object.raw(",\"endColumn\":")
+                                object.integer(edit.end.column + 1)
+                                object.raw(",\"text\":")
+                                object.string(edit.text)
+                                object.raw("}")
+                            }
+                            object.raw("]}")
+                        }
+                        object.raw("]")
+                    }
                     object.raw("}")
                     output.write(object.bytes)
                 }
@@ -121,7 +146,7 @@ struct Check: ParsableCommand {
                         if severity == .error { errors += count }
                         if severity == .warning { warnings += count }
                     }
-                    for (diagnostic, start, end) in batch.located { emit(diagnostic, start, end) }
+                    for (diagnostic, start, end, fixes) in batch.located { emit(diagnostic, start, end, fixes) }
                 }
                 fileGames = result.games
                 // Twins are known once the whole file is read: they come after its other problems.
@@ -269,6 +294,14 @@ final class OutputBuffer {
     }
 }
 
+/// A quick fix of a diagnostic as `check --format json` gives it: its edits in lines and
+/// columns of the file.
+struct LocatedFix {
+    var title: String
+    var isPreferred: Bool
+    var edits: [(start: LineColumn, end: LineColumn, text: String)]
+}
+
 /// A game's `TwinKey` as `check` keeps it: its identity, and its prefix hashes as a range of a
 /// shared array; with where its first tag is.
 struct TwinRecord {
@@ -300,7 +333,7 @@ enum CheckRun {
         var report = Checker.Report(games: 0, diagnostics: [])
         var source: SourceText?
         /// Diagnostics with their start and end in the file (0-based line, column in characters).
-        var located: [(Diagnostic, LineColumn, LineColumn)] = []
+        var located: [(Diagnostic, LineColumn, LineColumn, [LocatedFix])] = []
         /// With twins looked for: each game's key (nil: none) and the start and end of its first
         /// tag (in the file once the piece is emitted), the keys' prefix hashes in `twinPool`.
         var twins: [TwinRecord?] = []
@@ -404,14 +437,26 @@ enum CheckRun {
                 var batch = results[i]
                 let source = batch.source!
                 line += batch.skippedLines
-                batch.located = batch.report.diagnostics.map { diagnostic in
-                    var start = source.position(of: diagnostic.range.lowerBound - batch.base, in: .utf32)
-                    var end = source.position(of: diagnostic.range.upperBound - batch.base, in: .utf32)
+                func locate(_ range: Range<Int>) -> (LineColumn, LineColumn) {
+                    var start = source.position(of: range.lowerBound - batch.base, in: .utf32)
+                    var end = source.position(of: range.upperBound - batch.base, in: .utf32)
                     start.line += line
                     end.line += line
+                    return (start, end)
+                }
+                batch.located = batch.report.diagnostics.map { diagnostic in
+                    let (start, end) = locate(diagnostic.range)
                     var renumbered = diagnostic
                     renumbered.game = diagnostic.game.map { $0 + games }
-                    return (renumbered, start, end)
+                    let fixes = diagnostic.fixes.map { fix in
+                        LocatedFix(
+                            title: fix.title, isPreferred: fix.isPreferred,
+                            edits: fix.edits.map { edit in
+                                let (from, to) = locate(edit.range)
+                                return (from, to, edit.text)
+                            })
+                    }
+                    return (renumbered, start, end, fixes)
                 }
                 for k in batch.twins.indices {
                     batch.twins[k]?.start.line += line

@@ -8,21 +8,36 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Store the games of PGN files in an OCGDB database (for En Croissant and ocgdb).",
         discussion: """
-            Creates the database if it does not exist. Games already in it (same players, event, \
-            site, date, time, round and moves) are not stored again; games that cannot be stored \
-            (illegal move, unsupported variant, bad FEN) are listed and left out. Each batch of \
-            games is one transaction: an interrupted import leaves whole games only. Exits with \
-            status 1 when a game was refused.
+            Creates the database if it does not exist. Every game is stored, tags as written: \
+            what the move columns cannot hold (a null move, a move that cannot be played and \
+            what follows it in its line, a note such as e.p. among the moves) is kept as a \
+            comment at its place, which export writes back as it was, and the game is listed \
+            with what was changed; a game whose mainline stops early for an illegal, ambiguous \
+            or unreadable move is also marked with an Incomplete tag and counted apart. Games \
+            already in the database (same players, event, site, date, time, round, result, \
+            start position and moves) are not stored again. Only a game that cannot be stored at all (unsupported \
+            variant, bad FEN) is refused, listed and left out. Each batch of games is one \
+            transaction: an interrupted import leaves whole games only. Exits with status 1 \
+            when a game was refused.
             """)
 
     @Option(help: "The database file (created if missing).")
     var db: String
 
-    @Option(help: "What the Moves column holds: full (comments, NAGs and variations) or mainline.")
+    @Option(
+        help:
+            "What the Moves column holds: full (comments, NAGs and variations) or mainline (the mainline's moves only: variations, NAGs and comments left out, the mainline's comments going to the Comments table alone)."
+    )
     var moves: MovesContent = .full
 
-    @Flag(help: "Do not copy mainline comments to the Comments table (read by ocgdb).")
+    @Flag(
+        help:
+            "Leave the Comments table (read by ocgdb) empty; with --moves mainline, the mainline's comments and the movetext kept as comments are then not stored at all."
+    )
     var noCommentRows = false
+
+    @Flag(help: "Refuse every game that cannot be stored as written instead of storing it with its changes listed.")
+    var strict = false
 
     @Flag(help: "Do not build or update the position index (search, explore, the editor's explorer).")
     var noPositionIndex = false
@@ -35,7 +50,8 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let options = GameDatabase.Options(
-            busyTimeout: busyTimeout, moves: moves, commentRows: !noCommentRows, positionIndex: !noPositionIndex)
+            busyTimeout: busyTimeout, moves: moves, commentRows: !noCommentRows, positionIndex: !noPositionIndex,
+            strict: strict)
         let database: GameDatabase
         do {
             database = try GameDatabase(path: db, options: options)
@@ -46,6 +62,7 @@ struct Import: ParsableCommand {
         let bar = ProgressBar(enabled: isatty(2) == 1)
         var total = StoreReport()
         var refused: [(String, RefusedGame)] = []
+        var changed: [(String, ChangedGame)] = []
         // The search indexes of a new file and the opening tree are built once, after the last
         // file, from all the games (standard input's size is not known).
         var totalBytes: Int? = 0
@@ -70,6 +87,7 @@ struct Import: ParsableCommand {
                 }
                 bar.clear()
                 refused += report.refused.map { (path, $0) }
+                changed += report.changed.map { (path, $0) }
                 total.add(report)
             }
         }
@@ -92,14 +110,23 @@ struct Import: ParsableCommand {
             }
         }
         let seconds = seconds(since: start)
+        if !changed.isEmpty {
+            output += "Stored with changes:\n"
+            for (path, game) in changed { output += "  \(path): \(game)\n" }
+        }
         if !refused.isEmpty {
             output += "Refused:\n"
             for (path, game) in refused { output += "  \(path): \(game)\n" }
         }
         let rate = seconds > 0 ? Int((Double(total.total) / seconds).rounded()) : 0
         output += "\(grouped(total.total)) games in \(String(format: "%.2f", seconds)) s (\(grouped(rate)) games/s): "
-        output += "\(grouped(total.stored)) stored, \(grouped(total.duplicates)) duplicates, "
-        output += "\(grouped(total.refused.count)) refused\n"
+        output += "\(grouped(total.stored)) stored"
+        if !total.changed.isEmpty {
+            output += " (\(grouped(total.changed.count)) with changes"
+            if total.incomplete > 0 { output += ", \(grouped(total.incomplete)) of them incomplete" }
+            output += ")"
+        }
+        output += ", \(grouped(total.duplicates)) duplicates, \(grouped(total.refused.count)) refused\n"
         if let failure = writeAll(STDOUT_FILENO, Array(output.utf8)) {
             throw CommandError("cannot write to standard output: \(String(cString: strerror(failure)))")
         }

@@ -225,12 +225,14 @@ final class DatabaseTests: XCTestCase {
         ]
         var calls: [(Int, Int)] = []
         let report = try database.store(games: games) { calls.append(($0, $1)) }
-        XCTAssertEqual(report.stored, 2)
+        // A game with an illegal move is kept up to it, and says so; only the game of a
+        // variant the database cannot hold is refused.
+        XCTAssertEqual(report.stored, 3)
+        XCTAssertEqual(report.refused.map(\.description), ["game 3, unsupported variant \"Atomic\""])
         XCTAssertEqual(
-            report.refused.map(\.description),
-            [
-                "game 2, illegal move 2.Ke3", "game 3, unsupported variant \"Atomic\"",
-            ])
+            report.changed.map(\.description),
+            ["game 2 (incomplete), illegal move 2.Ke3: the game stored up to it, the rest kept as a comment"])
+        XCTAssertEqual(report.incomplete, 1)
         XCTAssertEqual(calls.last?.0, 4)
         XCTAssertEqual(calls.last?.1, 4)
     }

@@ -191,7 +191,7 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(endgame.pawnHome, 0)
     }
 
-    func testGamesThatCannotBeStoredAreRefusedWithTheirReason() {
+    func testOnlyGamesWithoutALegalStartAreRefused() {
         let text = """
             [Event "ok"]
 
@@ -219,21 +219,45 @@ final class EncodingTests: XCTestCase {
 
             1. e4 -- 2. d4 *
             """
-        let results = GameEncoder.encode(SourceText(text), firstIndex: 10)
-        XCTAssertEqual(results.count, 6)
-        XCTAssertNoThrow(try results[0].get())
-        func reason(_ k: Int) -> String {
-            guard case .failure(let refused) = results[k] else { return "stored" }
-            return refused.description
+        for strict in [false, true] {
+            let results = GameEncoder.encode(SourceText(text), firstIndex: 10, strict: strict)
+            XCTAssertEqual(results.count, 6)
+            XCTAssertNoThrow(try results[0].get())
+            func outcome(_ k: Int) -> String {
+                switch results[k] {
+                case .failure(let refused): return refused.description
+                case .success(let game):
+                    return "stored" + (game.incomplete ? " incomplete" : "") + ": "
+                        + game.changes.joined(separator: "; ")
+                }
+            }
+            XCTAssertEqual(outcome(2), "game 13, unsupported variant \"Crazyhouse\"")
+            XCTAssertTrue(outcome(3).hasPrefix("game 14, invalid FEN: "), outcome(3))
+            if strict {
+                // As before games were kept whatever they hold: refused, with the first change.
+                XCTAssertEqual(
+                    outcome(1), "game 12, illegal move 3.Ke3: the game stored up to it, the rest kept as a comment")
+                XCTAssertEqual(
+                    outcome(4),
+                    "game 15, illegal move 1...Qh4 in a variation: the variation kept as a comment from there")
+                XCTAssertEqual(
+                    outcome(5), "game 16, null move 1...--: the game stored up to it, the rest kept as a comment")
+            } else {
+                XCTAssertEqual(
+                    outcome(1),
+                    "stored incomplete: illegal move 3.Ke3: the game stored up to it, the rest kept as a comment")
+                XCTAssertEqual(
+                    outcome(4),
+                    "stored: illegal move 1...Qh4 in a variation: the variation kept as a comment from there")
+                XCTAssertEqual(
+                    outcome(5), "stored: null move 1...--: the game stored up to it, the rest kept as a comment")
+            }
         }
-        XCTAssertEqual(reason(1), "game 12, illegal move 3.Ke3")
-        XCTAssertEqual(reason(2), "game 13, unsupported variant \"Crazyhouse\"")
-        XCTAssertTrue(reason(3).hasPrefix("game 14, invalid FEN: "), reason(3))
-        XCTAssertEqual(reason(4), "game 15, illegal move 1...Qh4 in a variation")
-        XCTAssertEqual(reason(5), "game 16, null move 1...--: the database cannot hold it")
     }
 
-    func testCommentsAreWrittenAsOneBraceCommentEach() throws {
+    /// A comment with a brace is written as a `;` comment, which every reader ends at the line's
+    /// end only, braces or not.
+    func testCommentsAreWrittenAsOneCommentEach() throws {
         let start = Position.startingPosition
         let e4 = start.move(san: "e4")!
         let long = (1...30).map { "word\($0)" }.joined(separator: " ")
@@ -246,7 +270,7 @@ final class EncodingTests: XCTestCase {
         XCTAssertTrue(lines.allSatisfy { $0.count < 80 }, text)
         XCTAssertEqual(
             lines.joined(separator: " "),
-            "{} 1. e4 {a (b) c} {line break and spaces} {é è} {\(long)} *")
+            "{} 1. e4 ; a {b} c {line break and spaces} {é è} {\(long)} *")
     }
 
     /// A tag value is one line: the database export and the formatter write a line break in it
@@ -261,7 +285,7 @@ final class EncodingTests: XCTestCase {
         XCTAssertTrue(exported.hasPrefix("[Event \"Two lines here\"]\n"), exported)
         // The same game as the formatter reads it from a file, where a value cannot span lines.
         let text =
-            "[Site \"a \\\"quoted\\\" \\\\ site\"]\n[Event \"Two lines here\"]\n[Result \"*\"]\n\n1.e4 {a (b) c} *\n"
+            "[Site \"a \\\"quoted\\\" \\\\ site\"]\n[Event \"Two lines here\"]\n[Result \"*\"]\n\n1.e4 ; a {b} c\n*\n"
         XCTAssertEqual(ExportFormat.format(SourceText(text)), exported)
         XCTAssertEqual(PGNWriter.tagPair(name: "Event", value: "a\rb\nc"), "[Event \"a b c\"]")
     }

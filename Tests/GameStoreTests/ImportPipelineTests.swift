@@ -278,11 +278,11 @@ final class ImportPipelineTests: XCTestCase {
                 try db.execute(sql: "INSERT INTO Sites (Name) VALUES ('s')")
                 try db.execute(
                     sql: """
-                        INSERT INTO Games (EventID, SiteID, Date, UTCTime, Round, WhiteID, BlackID, Moves) \
+                        INSERT INTO Games (EventID, SiteID, Date, UTCTime, Round, WhiteID, BlackID, Result, Moves) \
                         SELECT (SELECT ID FROM main.Events WHERE Name = 'x'), \
                         (SELECT ID FROM main.Sites WHERE Name = 's'), Date, UTCTime, Round, \
                         (SELECT ID FROM main.Players WHERE Name = 'A'), (SELECT ID FROM main.Players WHERE Name = 'B'), \
-                        Moves FROM scratch.Games WHERE ID = (SELECT MAX(ID) FROM scratch.Games)
+                        Result, Moves FROM scratch.Games WHERE ID = (SELECT MAX(ID) FROM scratch.Games)
                         """)
             }
             try theirs.close()

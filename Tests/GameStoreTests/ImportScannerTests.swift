@@ -99,6 +99,11 @@ final class ImportScannerTests: XCTestCase {
             "[Event \"e\"]\n\n1. e4 ½-½\n",
             "[Event \"e\"]\n\n1. e4 1-0[Event \"f\"]\n",
             "\u{FEFF}" + game,
+            "[Event \"e\"]\n\n1. e4 keep e5 *\n",  // a note among the moves
+            "[Event \"e\"]\n\n1. e4 e5 2. d4 exd4 3. Qxd4 Nc6 4. Qd1 d61-0\n",  // a result against its move
+            "[Event \"e\"]\n\n1. d4 d5 1/2\n",
+            "[Event \"e\"]\n\n1. e4 e5 (1... c5 1-0) *\n",  // a result inside a variation
+            "[Event \"e\"]\n\n1. e4 {open\n" + game,  // a comment that a tag line ends
         ]
         for text in unsure {
             XCTAssertNil(Array(text.utf8).withUnsafeBufferPointer { ImportScanner.games(in: $0) }, text)
@@ -110,6 +115,7 @@ final class ImportScannerTests: XCTestCase {
             "[Event \"e\"]\n\n*\n",
             "[Event \"e\"]\n\n1. e4 ! ? !!! $ $300 1/2-1/2",
             "\n\n" + game + "\n\n\n",
+            "[Event \"e\"]\n\n1. e4 {a comment\n[%cal Ge2e4] over lines} 1. Nf3 Z0 2. O-O-O *\n",
         ]
         for text in plain {
             XCTAssertTrue(checkAgreement(Array(text.utf8), text), text)

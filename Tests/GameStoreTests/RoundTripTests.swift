@@ -5,15 +5,17 @@ import PGN
 import TestSupport
 import XCTest
 
-/// Games imported and exported again are the same games: the tags the format keeps, every
-/// move of the mainline and of each variation, comments and NAGs, compared as parsed by the
-/// PGN layer (not as text).
+/// Games imported and exported again are the same games: every tag as written, every move of
+/// the mainline and of each variation, comments, NAGs and what the columns keep as text,
+/// compared as parsed by the PGN layer (not as text).
 final class RoundTripTests: XCTestCase {
     /// One game as the PGN layer reads it: the tags the database keeps (with the storage rules
     /// applied) and the movetext as a list of moves (UCI), comments, NAGs and parentheses.
     struct Summary: Equatable {
         var tags: [String: String]
         var movetext: [String]
+        /// The termination marker, if the game has one.
+        var result: String?
     }
 
     static func summaries(_ bytes: [UInt8]) -> [Summary] {
@@ -35,6 +37,7 @@ final class RoundTripTests: XCTestCase {
                 case .nag: movetext.append("$\(node.value)")
                 case .variationStart: movetext.append("(")
                 case .variationEnd: movetext.append(")")
+                case .note: movetext.append("note " + replay.text(node.range))
                 case .moveNumber, .result: break
                 }
             }
@@ -42,34 +45,26 @@ final class RoundTripTests: XCTestCase {
             for tag in syntax.tags {
                 tags[replay.text(tag.nameRange)] = replay.value(of: tag)
             }
-            return Summary(tags: tags, movetext: movetext)
+            let result = syntax.resultIndex.flatMap { GameResult(rawValue: syntax.nodes[$0].value)?.text }
+            return Summary(tags: tags, movetext: movetext, result: result)
         }
     }
 
-    /// White space runs as one space, braces as parentheses: what a `{}` comment can hold.
+    /// White space runs as one space: the export lays comments out in its own lines.
     static func normalized(_ comment: String) -> String {
-        comment.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")")
-            .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
+        comment.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
     }
 
-    /// The tags a database gives back for a source game's tags: those of the columns with the
-    /// storage rules applied, and the others (in the `Tags` column) as they were.
-    static func expectedTags(_ tags: [String: String]) -> [String: String] {
-        let columns: Set = ["Variant", "SetUp", "FEN", "WhiteElo", "BlackElo", "ECO", "TimeControl", "UTCTime"]
-        var expected = tags.filter { !columns.contains($0.key) && !$0.key.isEmpty }
-        for name in ["Event", "Site", "White", "Black", "Round"] { expected[name] = tags[name] ?? "?" }
-        var date = tags["Date"].flatMap { $0.isEmpty ? nil : $0 } ?? tags["UTCDate"] ?? "????.??.??"
-        date = date.replacingOccurrences(of: "-", with: ".")
-        expected["Date"] = date
-        expected["Result"] = tags["Result"] ?? "*"
-        for name in ["WhiteElo", "BlackElo"] {
-            if let elo = tags[name].flatMap(GameEncoder.parseElo) { expected[name] = elo == 0 ? "-" : String(elo) }
-        }
-        for name in ["ECO", "TimeControl", "UTCTime"] { expected[name] = tags[name] }
-        if let fen = tags["FEN"], (try? Position(fen: fen)) != Position.startingPosition {
-            expected["FEN"] = fen
-            expected["SetUp"] = "1"
-        }
+    /// The tags a database gives back for a source game's tags: every one as written, and the
+    /// Seven Tag Roster's that the game lacks as their defaults (as PGN's export format writes
+    /// them).
+    static func expectedTags(_ game: Summary) -> [String: String] {
+        let tags = game.tags
+        var expected = tags.filter { !$0.key.isEmpty }
+        for name in ["Event", "Site", "White", "Black", "Round"] where tags[name] == nil { expected[name] = "?" }
+        if tags["Date"] == nil { expected["Date"] = "????.??.??" }
+        // Without a Result tag, the termination marker's result.
+        if tags["Result"] == nil { expected["Result"] = game.result ?? "*" }
         return expected
     }
 
@@ -109,8 +104,16 @@ final class RoundTripTests: XCTestCase {
         let back = RoundTripTests.summaries(Array(exported.utf8))
         XCTAssertEqual(back.count, sources.count)
         for (k, (source, exported)) in zip(sources, back).enumerated() {
-            XCTAssertEqual(exported.tags, RoundTripTests.expectedTags(source.tags), "game \(k + 1): tags")
+            var tags = exported.tags
+            // A game whose mainline stops early says so (`GameEncoder`), and only such a game.
+            if source.tags["Incomplete"] == nil, tags.removeValue(forKey: "Incomplete") != nil {
+                XCTAssertTrue(source.movetext.contains("unplayable"), "game \(k + 1) is marked incomplete")
+            }
+            XCTAssertEqual(tags, RoundTripTests.expectedTags(source), "game \(k + 1): tags")
             var movetext = source.movetext
+            // A variation left open at the end of a game is closed (the import says so).
+            let open = movetext.filter { $0 == "(" }.count - movetext.filter { $0 == ")" }.count
+            movetext += Array(repeating: ")", count: max(open, 0))
             if content == .mainline {
                 // Only the mainline's moves and comments come back.
                 var depth = 0
@@ -167,6 +170,23 @@ final class RoundTripTests: XCTestCase {
         XCTAssertGreaterThan(items.filter { $0 == "(" }.count, shared.count == 5 ? 100 : 30, "variations")
         XCTAssertGreaterThan(items.filter { $0.hasPrefix("$") }.count, 20, "NAGs")
         XCTAssertTrue(items.contains { $0.hasPrefix("{") && $0.unicodeScalars.contains { $0.value > 127 } }, "accents")
+    }
+
+    /// Annotated analysis with null moves, results written short or against their move, faults
+    /// in variations and in the mainline, notes among the moves, tags that a column cannot hold
+    /// as written, and games without moves: every game stored, and given back as it was.
+    func testWhatTheColumnsCannotHoldComesBackAsWritten() throws {
+        let files = [
+            "corpus/pgn-lsp/chessbase-analysis.pgn", "corpus/pgn-lsp/results-written-short.pgn",
+            "corpus/pgn-lsp/faults.pgn", "corpus/pgn-lsp/tags-as-written.pgn", "corpus/pgn-lsp/study-diagrams.pgn",
+            "corpus/pgn-lsp/null-moves.pgn",
+        ]
+        var games: [Summary] = []
+        for file in files { games += try roundTrip([file]) }
+        XCTAssertEqual(games.count, 29)
+        XCTAssertEqual(games.filter { $0.movetext.allSatisfy { $0.hasPrefix("{") } }.count, 4, "games without moves")
+        XCTAssertTrue(games.contains { $0.tags["Variant"] == "Standard" })
+        XCTAssertTrue(games.contains { $0.movetext.contains("note e.p.") })
     }
 
     func testTheMainlineSettingKeepsMovesAndMainlineComments() throws {

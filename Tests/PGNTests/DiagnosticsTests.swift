@@ -45,9 +45,62 @@ final class DiagnosticsTests: XCTestCase {
     }
 
     func testUnknownMove() {
-        let found = only(roster + "[Result \"*\"]\n\n1. e4 Xy9 *", .unknownMove)
-        XCTAssertEqual(found.map(\.1), ["Xy9"])
-        XCTAssertEqual(found.first?.0.message, "'Xy9' is not a move")
+        let found = only(roster + "[Result \"*\"]\n\n1. e4 e5 2. Sf3 *", .unknownMove)
+        XCTAssertEqual(found.map(\.1), ["Sf3"])
+        XCTAssertEqual(found.first?.0.message, "'Sf3' is not a move")
+    }
+
+    func testWordsThatCannotBeMovesAreNotesAndTheLineGoesOn() {
+        let text =
+            roster
+            + "[Result \"1-0\"]\n\n1. e4 d5 2. e5 f5 3. exf6 e.p. (3. d4 keep Nc6 + (3... Nh6 1-0)) 3... Nxf6 1-0"
+        let found = only(text, .movetextNote)
+        XCTAssertEqual(found.map(\.1), ["e.p.", "keep", "+", "1-0"])
+        XCTAssertEqual(found.map(\.0.severity), Array(repeating: .warning, count: 4))
+        XCTAssertEqual(
+            found.first?.0.message, "'e.p.' is not a move: readers skip it, and a database keeps it as a comment")
+        XCTAssertEqual(
+            found.last?.0.message,
+            "A result inside a variation does not end the game: readers skip it, and a database keeps it as a comment")
+        XCTAssertEqual(found.first?.0.fixes.first?.title, "Make it a comment: {e.p.}")
+        XCTAssertEqual(found.first?.0.fixes.first?.edits.first?.text, "{e.p.}")
+        XCTAssertEqual(found.first?.0.fixes.first?.isPreferred, true)
+        // Nothing else is wrong: the lines go on after the notes, and the game ends at its result.
+        let source = SourceText(text)
+        let others = Checker.check(source).diagnostics.filter { $0.code != .movetextNote && $0.severity <= .warning }
+        XCTAssertEqual(others.map(\.message), [])
+    }
+
+    func testWordsNextToEachOtherAreOneNote() {
+        let found = only(
+            roster + "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 White\nresigns after a long think 1-0", .movetextNote)
+        XCTAssertEqual(found.map(\.1), ["White\nresigns after a long think"])
+        XCTAssertEqual(
+            found.first?.0.message,
+            "'White resigns after a long think' is not a move: readers skip it, and a database keeps it as a comment")
+        XCTAssertEqual(found.first?.0.fixes.first?.edits.first?.text, "{White\nresigns after a long think}")
+        let nodes = parse(roster + "\n1. e4 White resigns {why} but then 1-0").games[0].nodes
+        XCTAssertEqual(nodes.filter { $0.kind == .note }.count, 2, "a comment between words parts them")
+    }
+
+    func testShortAndGluedResultsAreReadAsResults() {
+        let short = only(roster + "[Result \"1/2-1/2\"]\n\n1. d4 d5 2. c4 e6 1/2", .resultNotation)
+        XCTAssertEqual(short.map(\.1), ["1/2"])
+        XCTAssertEqual(short.first?.0.message, "A draw is written 1/2-1/2: 1/2 reads as the result 1/2-1/2")
+        XCTAssertEqual(short.first?.0.fixes.first?.edits.first?.text, "1/2-1/2")
+        let glued = only(roster + "[Result \"1-0\"]\n\n1.e4 e5 2.d4 exd4 3.Qxd4 Nc6 4.Qd1 d61-0", .resultNotation)
+        XCTAssertEqual(glued.map(\.1), ["1-0"])
+        XCTAssertEqual(glued.first?.0.message, "The result is written against the move: d61-0 reads as d6 1-0")
+        XCTAssertEqual(glued.first?.0.fixes.first?.edits.map(\.text), [" "])
+        // Neither leaves the game without its result, nor a move that cannot be read.
+        for text in [
+            roster + "[Result \"1/2-1/2\"]\n\n1. d4 d5 2. c4 e6 1/2",
+            roster + "[Result \"1-0\"]\n\n1.e4 e5 2.d4 exd4 3.Qxd4 Nc6 4.Qd1 d61-0",
+        ] {
+            let codes = Checker.check(SourceText(text)).diagnostics.map(\.code)
+            XCTAssertFalse(codes.contains(.missingResult), text)
+            XCTAssertFalse(codes.contains(.unknownMove), text)
+        }
     }
 
     func testReplayStopsOnlyItsOwnLine() {

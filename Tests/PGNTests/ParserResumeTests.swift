@@ -31,7 +31,7 @@ final class ParserResumeTests: XCTestCase {
                 XCTAssertEqual(
                     outside(resumed.diagnostics), outside(whole.diagnostics).filter { $0.range.lowerBound >= start },
                     "\(name): resumed at game \(k)")
-                XCTAssertEqual(resumed.longComments, whole.longComments.filter { $0 >= start })
+                XCTAssertEqual(resumed.longComments, whole.longComments.filter { $0.start >= start })
 
                 let stopped = Parser(buffer, start: 0, firstGameIndex: 0) { $0 == start }
                 XCTAssertEqual(stopped.stoppedAt, start)
@@ -44,7 +44,7 @@ final class ParserResumeTests: XCTestCase {
                     stopped.diagnostics, whole.diagnostics.filter { $0.range.lowerBound < start },
                     "\(name): stopped at game \(k)")
                 XCTAssertEqual(
-                    stopped.longComments.filter { $0 < start }, whole.longComments.filter { $0 < start })
+                    stopped.longComments.filter { $0.start < start }, whole.longComments.filter { $0.start < start })
             }
         }
     }

@@ -129,4 +129,98 @@ final class WrittenCasesTests: XCTestCase {
         }
         XCTAssertEqual(replay(source, parser, game: 2).1.start.position?.turn, .black)
     }
+
+    /// ChessBase-style analysis: null moves (threat lines) in variations are information, notes
+    /// among the moves (`keep`, `e.p.`, `!?!`, a lone `+`) warnings that leave the line going
+    /// on; the one illegal move in a variation stops that variation only.
+    func testChessBaseAnalysis() throws {
+        let (source, report, parser) = try report("chessbase-analysis.pgn")
+        XCTAssertEqual(report.games, 5)
+        let codes = report.diagnostics.filter { $0.severity <= .warning }.map {
+            "\($0.code.rawValue)@\(source.string($0.range))"
+        }
+        XCTAssertEqual(
+            codes,
+            [
+                "movetext-note@keep", "illegal-move@Bxd4", "unknown-nag@!?!", "movetext-note@+", "movetext-note@e.p.",
+            ])
+        XCTAssertEqual(
+            report.diagnostics.filter { $0.code == .nullMove }.map(\.severity), Array(repeating: .information, count: 7)
+        )
+        // Every mainline is whole: the Opera game ends in mate.
+        XCTAssertTrue(replay(source, parser, game: 0).1.finalPosition?.isCheckmate ?? false)
+        XCTAssertTrue(replay(source, parser, game: 2).1.finalPosition?.isCheckmate ?? false)
+    }
+
+    /// `1/2` and results written against the last move read as results, with a warning and a fix.
+    func testResultsWrittenShort() throws {
+        let (source, report, parser) = try report("results-written-short.pgn")
+        XCTAssertEqual(report.games, 6)
+        XCTAssertEqual(
+            report.diagnostics.filter { $0.severity <= .warning }.map {
+                "\($0.code.rawValue)@\(source.string($0.range))"
+            },
+            [
+                "result-notation@1/2", "result-notation@1/2", "result-notation@1-0", "result-notation@0-1",
+                "result-notation@1/2-1/2", "result-notation@1/2", "result-notation@1/2",
+            ])
+        for game in 0..<6 {
+            XCTAssertNotNil(parser.games[game].resultIndex, "game \(game + 1) has its result")
+            XCTAssertNotNil(replay(source, parser, game: game).1.finalPosition, "game \(game + 1) is read whole")
+        }
+    }
+
+    /// Faults in variations and mainlines, a variation before any move, one left open: each
+    /// game's faults are its own.
+    func testFaults() throws {
+        let (source, report, _) = try report("faults.pgn")
+        XCTAssertEqual(report.games, 6)
+        XCTAssertEqual(
+            report.diagnostics.filter { $0.severity == .error }.map {
+                "\($0.game!)\($0.code.rawValue)@\(source.string($0.range))"
+            },
+            [
+                "0illegal-move@Nd3", "1ambiguous-move@Nd7", "2illegal-move@Bh3", "3illegal-move@Nd4",
+                "4unknown-move@Sf3", "5syntax@(", "5syntax@(",
+            ])
+    }
+
+    /// Tags a database column cannot hold as written read as they are; a value ending in a
+    /// backslash before the tag's `]` ends there, as readers take it.
+    func testTagsAsWrittenAndABackslashBeforeTheClosingQuote() throws {
+        let (source, report, parser) = try report("tags-as-written.pgn")
+        XCTAssertEqual(report.games, 6)
+        XCTAssertEqual(replay(source, parser, game: 1).0.tagValue("WhiteElo"), "?")
+        XCTAssertEqual(replay(source, parser, game: 2).0.tagValue("Variant"), "fischerandom")
+        XCTAssertEqual(replay(source, parser, game: 2).1.start.variant, .chess960)
+        let text = "[Event \"Tournament \\\"]\n[Site \"a \\\"quoted\\\" word\"]\n\n1. e4 *"
+        let written = parse(text)
+        let game = GameReplay(source: SourceText(text), syntax: written.games[0], index: 0)
+        XCTAssertEqual(game.tagValue("Event"), "Tournament \\")
+        XCTAssertEqual(game.tagValue("Site"), "a \"quoted\" word")
+        XCTAssertEqual(written.diagnostics, [])
+    }
+
+    /// Studies' diagrams: games with a position and a comment, or nothing, and no moves.
+    func testStudyDiagrams() throws {
+        let (_, report, parser) = try report("study-diagrams.pgn")
+        XCTAssertEqual(report.games, 4)
+        XCTAssertEqual(parser.games.map { $0.nodes.filter { $0.kind == .move }.count }, [0, 0, 0, 0])
+        XCTAssertEqual(report.diagnostics.filter { $0.severity <= .warning }.map(\.code), [.missingResult])
+    }
+
+    /// A comment left open ends where the next game's tags begin: a `}` forgotten never costs
+    /// the games after it. A `[%cal …]` line inside a comment is no tag.
+    func testACommentLeftOpenEndsAtTheNextGamesTags() {
+        let text =
+            "[Event \"a\"]\n\n1. e4 { forgot to close\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n1. c4 {x\n[%cal Ge2e4]} *\n"
+        let parser = parse(text)
+        XCTAssertEqual(parser.games.count, 3)
+        XCTAssertEqual(parser.games.map { $0.nodes.filter { $0.kind == .move }.count }, [1, 1, 1])
+        XCTAssertEqual(parser.diagnostics.map(\.message), ["This comment is never closed: '}' is missing"])
+        // Braces nested and left open: the first `}` closes the comment, before the next game.
+        let nested = parse("[Event \"a\"]\n\n1. e4 {see {this} e5 {ok} *\n\n[Event \"b\"]\n\n1. d4 } *\n")
+        XCTAssertEqual(nested.games.count, 2)
+        XCTAssertEqual(nested.games[0].nodes.map(\.kind), [.moveNumber, .move, .comment, .move, .comment, .result])
+    }
 }

@@ -1,8 +1,9 @@
 """Saving games from the editor into an OCGDB database, read back with Python's sqlite3."""
+import re
 import sqlite3
 import time
 
-from conftest import ROOT
+from conftest import ROOT, run
 from lsp_client import LSPClient
 from test_lsp_features import pos
 
@@ -69,7 +70,7 @@ def test_save_game_code_action_and_save_all(tmp_path):
         client.close()
 
 
-def test_a_game_with_an_illegal_move_is_refused_with_its_reason(tmp_path):
+def test_a_game_with_an_illegal_move_is_stored_up_to_it_and_said_so(tmp_path):
     target = tmp_path / "mine.db3"
     client = start_in(tmp_path, {"database": {"path": str(target)}})
     try:
@@ -77,10 +78,72 @@ def test_a_game_with_an_illegal_move_is_refused_with_its_reason(tmp_path):
         client.open(uri, MISTAKES)
         result = client.request("workspace/executeCommand", {"command": "pgn.saveAllGames", "arguments": [uri]})
         assert result["path"] == str(target)
-        assert result["stored"] == 0 and len(result["refused"]) == 2
-        assert "illegal move" in result["refused"][0].lower() and "Nf3" in result["refused"][0]
+        assert (result["stored"], result["refused"], result["incomplete"]) == (2, [], 2)
+        assert result["changed"][0].startswith("game 1 (incomplete), illegal move ") and "Nf3" in result["changed"][0]
         warning = [n for n in client.notifications if n["method"] == "window/showMessage"][-1]["params"]
-        assert warning["type"] == 2 and "2 refused: game 1" in warning["message"]
+        assert warning["type"] == 2, warning
+        assert "Saved 2 games" in warning["message"] and "(2 with changes, 2 of them incomplete: game 1" in warning["message"]
+        # The moves before the illegal one are stored, the rest kept for an export to give back.
+        assert all(plies > 0 for *_, plies in games(target))
+        exported = run(["export", "--db", str(target)]).stdout
+        assert "[Incomplete " in exported and "Nf3" in exported
+    finally:
+        client.close()
+
+
+def fixture(name):
+    return ROOT / "Tests" / "Fixtures" / "corpus" / "pgn-lsp" / name
+
+
+def rows(path):
+    """Every stored column of every game but its ID, the names joined in, and its comment rows."""
+    with sqlite3.connect(path) as db:
+        games_ = db.execute(
+            "SELECT e.Name, s.Name, w.Name, b.Name, g.Date, g.UTCTime, g.Round, g.WhiteElo, g.BlackElo, "
+            "g.WhiteMaterial, g.BlackMaterial, g.Result, g.TimeControl, g.ECO, g.PlyCount, g.FEN, g.Moves, g.PawnHome, "
+            "g.Moves2, g.Tags FROM Games g JOIN Players w ON w.ID = g.WhiteID JOIN Players b ON b.ID = g.BlackID "
+            "JOIN Events e ON e.ID = g.EventID JOIN Sites s ON s.ID = g.SiteID ORDER BY g.ID").fetchall()
+        comments = db.execute("SELECT Ply, Comment FROM Comments ORDER BY ID").fetchall()
+    return games_, comments
+
+
+def test_save_all_stores_exactly_what_import_stores(tmp_path):
+    """Annotated analysis with null moves, short results, faults, tags as written and study
+    diagrams without moves: the editor stores what `import` stores, and says the same."""
+    for name in ["chessbase-analysis.pgn", "results-written-short.pgn", "faults.pgn", "tags-as-written.pgn",
+                 "study-diagrams.pgn"]:
+        text = fixture(name).read_text()
+        imported = tmp_path / f"imported-{name}.db3"
+        summary = run(["import", "--db", str(imported), str(fixture(name))]).stdout
+        saved = tmp_path / f"saved-{name}.db3"
+        client = start_in(tmp_path, {"database": {"path": str(saved)}})
+        try:
+            uri = (tmp_path / name).as_uri()
+            client.open(uri, text)
+            result = client.request("workspace/executeCommand", {"command": "pgn.saveAllGames", "arguments": [uri]})
+        finally:
+            client.close()
+        assert rows(saved) == rows(imported), name
+        stored = int(re.search(r"(\d+) stored", summary).group(1))
+        assert (result["stored"], result["duplicates"], result["refused"]) == (stored, 0, []), name
+        assert result["changed"] == re.findall(r"^  .*?: (game \d+.*)$", summary, re.M), name
+
+
+def test_games_without_moves_are_saved_one_by_one_too(tmp_path):
+    target = tmp_path / "studies.db3"
+    client = start_in(tmp_path, {"database": {"path": str(target)}})
+    try:
+        text = fixture("study-diagrams.pgn").read_text()
+        uri = (tmp_path / "study-diagrams.pgn").as_uri()
+        client.open(uri, text)
+        at = pos(text, "Lucena")
+        actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
+                                                             "context": {"diagnostics": []}})
+        save = next(a for a in actions if a["title"] == "Save game to database")
+        assert save["command"]["arguments"] == [uri, 2]
+        result = client.request("workspace/executeCommand", save["command"])
+        assert (result["stored"], result["changed"]) == (1, [])
+        assert [row[1:] for row in games(target)] == [("Lucena position", "?", "Endgame study", "*", 0)]
     finally:
         client.close()
 

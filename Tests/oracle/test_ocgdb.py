@@ -14,7 +14,7 @@ import chess
 import chess.pgn
 import pytest
 
-from conftest import ROOT, binary, run, shared
+from conftest import ROOT, binary, ocgdb_create, run, shared
 
 LICHESS = "corpus/lichess/lichess_db_1000k.pgn"
 MALAKHOV = "corpus/collections/Malakhov.pgn"  # no stated licence: with the shared folder only
@@ -161,6 +161,77 @@ def test_every_mainline_matches_python_chess(tmp_path, others):
         assert pawn_home == home
 
 
+def decode_moves_fully(blob: bytes, board: chess.Board):
+    """Every line of an En Croissant `Moves` blob as En Croissant reads it: each move byte an index
+    into the legal moves of its line's position (a byte that is none fails), a variation from the
+    position before the move it replaces. The mainline's moves, and the comments' texts."""
+    lines = [[board.copy(stack=False), None]]  # position, position before its last move
+    mainline, comments, i = [], [], 0
+    while i < len(blob):
+        byte = blob[i]
+        if byte in (252, 253):
+            length = blob[i + 1] | blob[i + 2] << 8
+            if byte == 253:
+                comments.append(blob[i + 3:i + 3 + length].decode())
+            i += 3 + length
+            continue
+        if byte == 255:
+            before = lines[-1][1]
+            assert before is not None, "a variation with no move to replace"
+            lines.append([before.copy(stack=False), None])
+        elif byte == 254:
+            lines.pop()
+        else:
+            position = lines[-1][0]
+            legal = ordered_moves(position)
+            assert byte < len(legal), f"byte {byte} names no legal move of {position.fen()}"
+            lines[-1][1] = position.copy(stack=False)
+            if len(lines) == 1:
+                mainline.append(legal[byte])
+            position.push(legal[byte])
+        i += 1
+    assert len(lines) == 1, "a variation left open"
+    return mainline, comments
+
+
+WHAT_COLUMNS_CANNOT_HOLD = ["corpus/pgn-lsp/chessbase-analysis.pgn", "corpus/pgn-lsp/results-written-short.pgn",
+                            "corpus/pgn-lsp/faults.pgn", "corpus/pgn-lsp/tags-as-written.pgn",
+                            "corpus/pgn-lsp/study-diagrams.pgn", "corpus/pgn-lsp/null-moves.pgn"]
+
+
+def test_games_stored_with_changes_read_in_both_programs_ways(tmp_path):
+    """Null moves, faults, notes and results written short, kept as comments: En Croissant's way
+    of reading the blob reads every line of every game (each byte a legal move), ocgdb's
+    `Moves2` and `PlyCount` hold the mainline up to what was kept as text, which is the start of
+    python-chess's mainline of the original (python-chess reads past a null move)."""
+    db = tmp_path / "games.db3"
+    files = [shared(name) for name in WHAT_COLUMNS_CANNOT_HOLD]
+    summary = import_files(db, *files)
+    sources = [game for file in files for game in source_games(file)]
+    assert summary.endswith(f"{len(sources):,} stored (20 with changes, 3 of them incomplete), 0 duplicates, "
+                            "0 refused\n"), summary
+    connection = sqlite3.connect(db)
+    rows = connection.execute("SELECT ID, Moves, Moves2, PlyCount, FEN FROM Games ORDER BY ID").fetchall()
+    assert len(rows) == len(sources)
+    kept = 0
+    for (game_id, blob, blob2, plies, fen), source in zip(rows, sources):
+        start = source.board()
+        assert (fen is None) == (start.fen() == chess.STARTING_FEN), f"game {game_id}"
+        mainline, comments = decode_moves_fully(blob, start)
+        assert decode_moves2(blob2) == mainline and plies == len(mainline), f"game {game_id}"
+        expected = []
+        for move in source.mainline_moves():
+            if not move:
+                break  # a null move: the mainline is stored up to it
+            expected.append(move)
+        # python-chess's reading of a game where it errs is not one to compare with: after an
+        # error in a variation it goes on with that variation's board.
+        if not source.errors:
+            assert mainline == expected[:len(mainline)], f"game {game_id}"
+        kept += sum(comment.startswith("PGN as written: ") for comment in comments)
+    assert kept >= 20
+
+
 def test_schema_info_sentinels_and_journal_mode(tmp_path):
     db = tmp_path / "games.db3"
     import_files(db, shared(LICHESS))
@@ -295,25 +366,10 @@ def test_export_lists_a_game_it_cannot_read_and_exits_with_1(tmp_path):
 
 
 
-def ocgdb_binary() -> pathlib.Path:
-    """ocgdb itself, built once (into /tmp/ocgdb) by the script beside its source."""
-    built = subprocess.run([str(shared("peers/ocgdb/build"))], capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip(f"ocgdb cannot be built here: {built.stderr[-300:]}")
-    return pathlib.Path(built.stdout.strip())
-
-
 def test_a_file_made_by_ocgdb_is_read_and_not_taken_for_another_programs(tmp_path):
     source = ROOT / "samples" / "sample.pgn"
     db = tmp_path / "made.ocgdb.db3"
-    # ocgdb itself dies of SIGBUS on about one run in eight of this command (seen on its own,
-    # outside any test): a run killed by a signal is tried again, from an empty folder.
-    for _ in range(6):
-        db.unlink(missing_ok=True)
-        made = subprocess.run([str(ocgdb_binary()), "-create", "-pgn", str(source), "-db", str(db), "-cpu", "1",
-                               "-o", "moves2"], capture_output=True, timeout=120)
-        if made.returncode >= 0:
-            break
+    made = ocgdb_create(source, db)
     assert made.returncode == 0, made.stderr
     with sqlite3.connect(db) as connection:
         stored = connection.execute("SELECT COUNT(*) FROM Games").fetchone()[0]

@@ -46,9 +46,11 @@ DIFFERENCES = {
     # python-chess reads them as one.
     "no_moves_but_comment_followed_by_termination_marker.pgn": ("split", [None] * 2),
     "no_moves_but_game_termination_multiple_2.pgn": ("split", [None] * 3),
-    # The file ends in the middle of a move, `63. Kx`: pgn-lsp reports `Kx` as not a move;
-    # python-chess skips text it cannot read as a move and reports nothing.
-    "corrupted.pgn": ("stops", ["Kx"]),
+    # German piece letters (`2. Sf3 Sc6 3. Lb5`): pgn-lsp reports `Sf3`, which names a square
+    # but is no move; python-chess finds `f3` inside it and plays a pawn, then `c6`, and stops at
+    # `b5`. And a variation before any move, `(1. d4 d5) 1. e4`: python-chess plays its moves
+    # in the mainline and stops at `d6`; pgn-lsp reads the mainline whole.
+    "faults.pgn": ("stops", ["Nd3", "Nd7", "Bh3", "Nd4", "Sf3", None]),
 }
 
 

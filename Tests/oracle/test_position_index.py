@@ -29,7 +29,7 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
-from conftest import find_shared, run, shared
+from conftest import find_shared, ocgdb_binary, run, shared
 
 # The files replayed, by their path in the shared folder. The project has copies of the first
 # six (CC0, MIT, or written for it); the others come with the shared folder and are left out
@@ -354,14 +354,6 @@ def test_explore_counts_what_a_replay_of_the_first_40_plies_counts(corpus, posit
 
 
 # ocgdb ---------------------------------------------------------------------------------------
-
-def ocgdb_binary() -> pathlib.Path:
-    """ocgdb, built once by the script beside its source (into /tmp/ocgdb, where later runs find it)."""
-    built = subprocess.run([str(shared("peers/ocgdb/build"))], capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip(f"ocgdb cannot be built here: {built.stderr[-300:]}")
-    return pathlib.Path(built.stdout.strip())
-
 
 def ocgdb_query(ocgdb: pathlib.Path, db, fen: str, threads: int = 1) -> tuple[list[int], int]:
     """The game IDs ocgdb lists for `fen[FEN]` (one line per game, printed under a lock) and the

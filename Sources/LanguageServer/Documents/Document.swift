@@ -58,14 +58,14 @@ public struct Document: Sendable, Hashable {
         let inserted = Array(change.text.utf8)
         guard let range = change.range else {
             let edit = AppliedEdit(replacedRange: 0..<bytes.count, insertedLength: inserted.count)
-            history.record(edit, removed: bytes[...])
+            history.record(edit)
             bytes = inserted
             lineIndex = LineIndex(bytes)
             return edit
         }
         let replaced = byteRange(of: range, encoding: encoding)
         let edit = AppliedEdit(replacedRange: replaced, insertedLength: inserted.count)
-        history.record(edit, removed: bytes[replaced])
+        history.record(edit)
         bytes.replaceSubrange(replaced, with: inserted)
         lineIndex.replace(replaced, insertedLength: inserted.count, in: bytes)
         return edit
@@ -112,13 +112,9 @@ public struct EditHistory: Sendable, Hashable {
     public private(set) var stamp: UInt64
     /// The stamp before the oldest kept edit.
     private var base: UInt64
-    /// The latest edits, oldest first, with the stamp each one made and the bytes it removed
-    /// (when there were at most `keptRemoved` of them).
+    /// The latest edits, oldest first, with the stamp each one made.
     private var recent: [AppliedEdit] = []
     private var stamps: [UInt64] = []
-    private var removed: [[UInt8]?] = []
-
-    static let keptRemoved = 64
 
     /// How many edits are kept.
     static let kept = 256
@@ -137,17 +133,15 @@ public struct EditHistory: Sendable, Hashable {
         base = stamp
     }
 
-    mutating func record(_ edit: AppliedEdit, removed bytes: ArraySlice<UInt8>) {
+    mutating func record(_ edit: AppliedEdit) {
         if recent.count == Self.kept {
             base = stamps[Self.kept / 2 - 1]
             recent.removeFirst(Self.kept / 2)
             stamps.removeFirst(Self.kept / 2)
-            removed.removeFirst(Self.kept / 2)
         }
         stamp = Self.newStamp()
         recent.append(edit)
         stamps.append(stamp)
-        removed.append(bytes.count <= Self.keptRemoved ? Array(bytes) : nil)
     }
 
     /// The edits, in order, that turned the text named `stamp` into the current one; nil when
@@ -157,14 +151,6 @@ public struct EditHistory: Sendable, Hashable {
         if stamp == base { return recent }
         guard let index = stamps.lastIndex(of: stamp) else { return nil }
         return Array(recent[(index + 1)...])
-    }
-
-    /// The bytes each of `edits(since:)` removed, nil for an edit that removed more than `keptRemoved`.
-    public func removedBytes(since stamp: UInt64) -> [[UInt8]?]? {
-        if stamp == self.stamp { return [] }
-        if stamp == base { return removed }
-        guard let index = stamps.lastIndex(of: stamp) else { return nil }
-        return Array(removed[(index + 1)...])
     }
 }
 

@@ -118,7 +118,7 @@ public struct DocumentAnalysis: Sendable {
     /// The problems outside every game (text between games), in the order the parser found them.
     var outside: [Diagnostic] = []
     /// `Parser.longComments`: where a later edit can change how the text before it is read.
-    var longComments: [Int] = []
+    var longComments: [Lexer.LongComment] = []
     /// How many bytes were parsed to cut this version into games: the whole text, or after an
     /// edit only the games around it.
     public var parsedBytes = 0
@@ -176,7 +176,7 @@ struct GameCut {
     var ranges: [Range<Int>]
     /// Diagnostics outside every game, in the order the parser found them.
     var outside: [Diagnostic]
-    var longComments: [Int]
+    var longComments: [Lexer.LongComment]
 }
 
 /// Reads documents into `DocumentAnalysis` values and keeps the latest ones of each, with a
@@ -394,7 +394,6 @@ public final class PGNAnalyzer: Sendable {
     )? {
         let bytes = document.bytes
         guard let edits = document.history.edits(since: previous.stamp),
-            let removed = document.history.removedBytes(since: previous.stamp),
             let change = AppliedEdit.combining(edits), previous.length + change.delta == bytes.count,
             !previous.games.isEmpty, change.insertedLength < max(bytes.count / 2, 1 << 16)
         else { return nil }
@@ -404,13 +403,13 @@ public final class PGNAnalyzer: Sendable {
 
         // Restart at the start of the game before the last one that starts before the edit: the
         // parse of everything before that point, and the decision to start a game there, read no
-        // byte the edit changed. A brace comment before the edit that was read to the end of the
-        // text to find its end is read again when the edit removes or adds a brace.
+        // byte the edit changed. A brace comment before the edit whose end was found by reading
+        // on past it is read again when the edit is in what was read (`Lexer.LongComment`).
         var edge = change.replacedRange.lowerBound
-        if let long = previous.longComments.first, long < edge,
-            removed.contains(where: { $0.map(Self.hasBrace) ?? true }) || Self.hasBrace(bytes[change.insertedRange])
-        {
-            edge = long
+        if let long = previous.longComments.first(where: {
+            $0.start < edge && (edge < $0.scanned || $0.scanned >= previous.length)
+        }) {
+            edge = long.start
         }
         // The games that start at least `margin` before the edge.
         let before = old.firstIndex(atLeast: edge - Self.margin + 1, by: \.start)
@@ -435,8 +434,8 @@ public final class PGNAnalyzer: Sendable {
         var cut = GameCut(ranges: [], outside: [], longComments: [])
         cut.outside = previous.outside.filter { $0.range.lowerBound < start }
         cut.outside += parser.diagnostics.filter { !Self.inside(ranges, $0.range.lowerBound) }
-        cut.longComments = previous.longComments.filter { $0 < start }
-        cut.longComments += parser.longComments.filter { $0 < resumedAt }
+        cut.longComments = previous.longComments.filter { $0.start < start }
+        cut.longComments += parser.longComments.filter { $0.start < resumedAt }
         if parser.stoppedAt != nil {
             let renumber = first + ranges.count - resumed
             let resumedOld = old[resumed].start
@@ -445,7 +444,7 @@ public final class PGNAnalyzer: Sendable {
                 diagnostic.game = diagnostic.game.map { $0 + renumber }
                 cut.outside.append(diagnostic)
             }
-            cut.longComments += previous.longComments.filter { $0 >= resumedOld }.map { $0 + delta }
+            cut.longComments += previous.longComments.filter { $0.start >= resumedOld }.map { $0.moved(by: delta) }
         }
 
         // The games read again: most are in the previous reading or the cache.
@@ -524,10 +523,6 @@ public final class PGNAnalyzer: Sendable {
             let range = game.analysis.tagNames.names[finding.name].range.shifted(by: game.start)
             return NameVariants.diagnostic(finding, name: text(games, finding.game, finding.name), range: range)
         }
-    }
-
-    static func hasBrace<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-        bytes.contains { $0 == 0x7B || $0 == 0x7D }
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are

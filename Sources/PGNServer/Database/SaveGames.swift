@@ -48,8 +48,7 @@ extension PGNLanguageServer {
     {
         var actions: [JSONValue] = []
         let uri = JSONValue.string(document.uri)
-        if allowed(""), let index = analysis.gameIndex(at: offset), !analysis.games[index].analysis.playedNodes.isEmpty
-        {
+        if allowed(""), let index = analysis.gameIndex(at: offset) {
             actions.append([
                 "title": "Save game to database",
                 "command": [
@@ -76,7 +75,7 @@ extension PGNLanguageServer {
         -> JSONValue
     {
         let (document, analysis, selected) = try selectGames(
-            name, arguments, context, allGames: name == "pgn.saveAllGames")
+            name, arguments, context, allGames: name == "pgn.saveAllGames", withoutMoves: true)
         let path = try databasePath(for: document.uri, context)
         let sources = selected.map { GameSource(bytes: analysis.games[$0].analysis.source.bytes, index: $0) }
         let token =
@@ -102,10 +101,13 @@ extension PGNLanguageServer {
         case .success(let report):
             let message = Self.saveMessage(report, path: path)
             progress.end(message)
-            server.showMessage(report.refused.isEmpty ? .info : .warning, "pgn-lsp: \(message)")
+            server.showMessage(
+                report.refused.isEmpty && report.incomplete == 0 ? .info : .warning, "pgn-lsp: \(message)")
             return [
                 "path": .string(path), "stored": .integer(report.stored), "duplicates": .integer(report.duplicates),
                 "refused": .array(report.refused.map { .string($0.description) }),
+                "changed": .array(report.changed.map { .string($0.description) }),
+                "incomplete": .integer(report.incomplete),
                 "ids": .array(report.storedIDs.map { .integer(Int($0)) }),
             ]
         case .failure(let error):
@@ -116,9 +118,18 @@ extension PGNLanguageServer {
         }
     }
 
-    /// "Saved 438 games, 3 already in the database, 1 refused: game 12, illegal move 23...Nf3".
+    /// "Saved 438 games to FILE (2 with changes: game 7, null move 25...-- in a variation: the
+    /// variation kept as a comment from there; …), 3 already in the database, 1 refused: game
+    /// 12, unsupported variant "Crazyhouse"", as `import` says it.
     static func saveMessage(_ report: StoreReport, path: String) -> String {
-        var parts = ["Saved \(report.stored) game\(report.stored == 1 ? "" : "s") to \(path)"]
+        var saved = "Saved \(report.stored) game\(report.stored == 1 ? "" : "s") to \(path)"
+        if !report.changed.isEmpty {
+            let incomplete = report.incomplete > 0 ? ", \(report.incomplete) of them incomplete" : ""
+            let shown = report.changed.prefix(3).map(\.description).joined(separator: "; ")
+            let more = report.changed.count > 3 ? "; …" : ""
+            saved += " (\(report.changed.count) with changes\(incomplete): \(shown)\(more))"
+        }
+        var parts = [saved]
         if report.duplicates > 0 { parts.append("\(report.duplicates) already in the database") }
         if !report.refused.isEmpty {
             let shown = report.refused.prefix(3).map(\.description).joined(separator: "; ")

@@ -202,7 +202,8 @@ extension PGNLanguageServer {
     /// (counted from 0, as the code lenses send it) or a position (the game there); with
     /// neither, the first game. Games without a move are left out.
     func selectGames(
-        _ name: String, _ arguments: [JSONValue], _ context: RequestContext, allGames: Bool
+        _ name: String, _ arguments: [JSONValue], _ context: RequestContext, allGames: Bool,
+        withoutMoves: Bool = false
     ) throws
         -> (Document, DocumentAnalysis, [Int])
     {
@@ -236,8 +237,11 @@ extension PGNLanguageServer {
         } else {
             selected = analysis.games.isEmpty ? [] : [0]
         }
-        selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty }
-        guard !selected.isEmpty else { throw ResponseError(.invalidParams, "there is no game with moves") }
+        // A game without moves (a study's diagram) can be saved, not reviewed.
+        if !withoutMoves { selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty } }
+        guard !selected.isEmpty else {
+            throw ResponseError(.invalidParams, withoutMoves ? "there is no game" : "there is no game with moves")
+        }
         return (document, analysis, selected)
     }
 

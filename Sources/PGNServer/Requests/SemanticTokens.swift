@@ -143,7 +143,7 @@ extension GameAnalysis {
                 if nextPlayed != index { modifiers = 1 }
             case .moveNumber: type = 2
             case .nag: type = 4
-            case .comment: type = SemanticTokenLegend.comment
+            case .comment, .note: type = SemanticTokenLegend.comment
             case .result: type = 6
             case .variationStart, .variationEnd: type = 7
             }
