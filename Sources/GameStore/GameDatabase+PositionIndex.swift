@@ -399,7 +399,7 @@ struct PositionIndexWriter {
         }
         // Positions the filter of single positions does not hold no game reached before: the
         // games saved now are all there is to count.
-        let blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+        let blocks = try SinglesFilter.blocks(db)
         var unseen = Set<UInt64>()
         if blocks > 0 {
             for key in unknown where try !SinglesFilter.mayHold(key, blocks: blocks, db) { unseen.insert(key) }

@@ -31,6 +31,14 @@ public struct ExplorerAnswer: Sendable, Equatable {
 
         /// White's score in these games, from 0 to 1 (draws count half), over decided and
         /// drawn games; nil when none has a known result.
+        /// Adds the counts of another database's games that played the same move.
+        public mutating func add(_ other: Continuation) {
+            games = ExplorerAnswer.sum(games, other.games)
+            whiteWins = ExplorerAnswer.sum(whiteWins, other.whiteWins)
+            draws = ExplorerAnswer.sum(draws, other.draws)
+            blackWins = ExplorerAnswer.sum(blackWins, other.blackWins)
+        }
+
         public var whiteScore: Double? {
             let known = whiteWins + draws + blackWins
             return known == 0 ? nil : (Double(whiteWins) + Double(draws) / 2) / Double(known)
@@ -49,6 +57,23 @@ public struct ExplorerAnswer: Sendable, Equatable {
     public var bestElo: Int?
 
     public init() {}
+
+    /// The largest count an answer holds. Counts read from a file are bounded by it where they
+    /// are read, and sums stop at it: a file from elsewhere cannot make them overflow.
+    public static let largestCount = 1 << 40
+
+    /// `a + b`, at most `largestCount` (negative values count as none).
+    public static func sum(_ a: Int, _ b: Int) -> Int {
+        min(largestCount, min(largestCount, max(0, a)) + min(largestCount, max(0, b)))
+    }
+
+    /// Adds games of known counts to the answer's totals.
+    public mutating func add(games: Int, whiteWins: Int, draws: Int, blackWins: Int) {
+        self.games = Self.sum(self.games, games)
+        self.whiteWins = Self.sum(self.whiteWins, whiteWins)
+        self.draws = Self.sum(self.draws, draws)
+        self.blackWins = Self.sum(self.blackWins, blackWins)
+    }
 
     /// Whether any game of the tree reached the position.
     public var isKnown: Bool { games > 0 }
@@ -103,13 +128,19 @@ extension GameDatabase {
         let key = PositionIndex.key(position.hash)
         var rows = try run { db -> [(next: Int64, counts: [Int], bestGame: Int64?, bestElo: Int?)] in
             try requireCurrentIndex(db)
+            // Each value read as the index writes it, bounded: the file may come from elsewhere.
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT Next, Games, WhiteWins, Draws, BlackWins, BestGame, BestElo FROM PositionTree \
                     WHERE Position = ?
                     """, arguments: [Int64(key)]
-            ).map { ($0[0], [$0[1], $0[2], $0[3], $0[4]], $0[5], $0[6]) }
+            ).compactMap { row in
+                guard let next = IndexValue.integer(row[0]) else { return nil }
+                let games = IndexValue.count(row[1])
+                let results = (2...4).map { min(games, IndexValue.count(row[$0])) }
+                return (next, [games] + results, IndexValue.integer(row[5]), IndexValue.elo(row[6]))
+            }
         }
         if rows.isEmpty {
             // No row: one game at most reaches it (more while an import is adding games): the
@@ -134,8 +165,13 @@ extension GameDatabase {
             }
             var byID: [Int64: (GameOutcome, Int?)] = [:]
             for row in results {
-                byID[row[0]] = (
-                    GameOutcome(result: row[1]), PositionIndex.rating(white: row[2] as Int?, black: row[3] as Int?)
+                guard let id = IndexValue.integer(row[0]) else { continue }
+                byID[id] = (
+                    GameOutcome(result: row[1] as DatabaseValue == .null ? nil : String.fromDatabaseValue(row[1])),
+                    PositionIndex.rating(
+                        white: IndexValue.integer(row[2]).map { Int($0) },
+                        black: IndexValue.integer(row[3]).map { Int($0) }
+                    )
                 )
             }
             let sums = OpeningTreeBatch(capacity: sightings.count)
@@ -156,23 +192,27 @@ extension GameDatabase {
         var children: [UInt64: Move] = [:]
         for move in position.legalMoves { children[PositionIndex.key(position.playing(move).hash)] = move }
         var answer = ExplorerAnswer()
+        var places: [Move: Int] = [:]
         for row in rows {
             let (games, white, draws, black) = (row.counts[0], row.counts[1], row.counts[2], row.counts[3])
             if row.next == PositionIndex.ended {
-                answer.ended += games
-            } else if let move = children[UInt64(row.next)] {
-                answer.continuations.append(
-                    .init(
-                        move: move, games: games, whiteWins: white, draws: draws, blackWins: black,
-                        bestGame: row.bestGame, bestElo: row.bestElo))
+                answer.ended = ExplorerAnswer.sum(answer.ended, games)
+            } else if let move = children[UInt64(bitPattern: row.next)] {
+                let continuation = ExplorerAnswer.Continuation(
+                    move: move, games: games, whiteWins: white, draws: draws, blackWins: black,
+                    bestGame: row.bestGame, bestElo: row.bestElo)
+                if let place = places[move] {
+                    // Only in a file whose table lost its key: one move, one entry.
+                    answer.continuations[place].add(continuation)
+                } else {
+                    places[move] = answer.continuations.count
+                    answer.continuations.append(continuation)
+                }
             } else {
                 // Another position with the same key: never met in practice, left out.
                 continue
             }
-            answer.games += games
-            answer.whiteWins += white
-            answer.draws += draws
-            answer.blackWins += black
+            answer.add(games: games, whiteWins: white, draws: draws, blackWins: black)
             if let bestElo = row.bestElo, answer.bestElo == nil || bestElo > answer.bestElo! {
                 answer.bestElo = bestElo
                 answer.bestGame = row.bestGame
@@ -262,7 +302,7 @@ extension GameDatabase {
     /// Whether the filter of positions one game reaches may hold `key` (false: no game does).
     func singlesMayHold(_ key: UInt64) throws -> Bool {
         try run { db in
-            let blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+            let blocks = try SinglesFilter.blocks(db)
             return try SinglesFilter.mayHold(key, blocks: blocks, db)
         }
     }
@@ -281,11 +321,15 @@ extension GameDatabase {
         let bounds = try run { db -> (Int64, Int64)? in
             try requireCurrentIndex(db)
             let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionMoves")
-            guard let low = row?[0] as Int64?, let high = row?[1] as Int64? else { return nil }
+            guard let row, let low = IndexValue.integer(row[0]), let high = IndexValue.integer(row[1]), low <= high
+            else { return nil }
             return (low, high)
         }
         guard let (low, high) = bounds else { return [] }
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, Int((high - low) / 10_000) + 1))
+        // The IDs from low to high, split into parts in unsigned arithmetic: any two IDs make a span.
+        let span = UInt64(bitPattern: high &- low)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let parts = max(1, Int(min(UInt64(cores), span / 10_000 + 1)))
         var results = [Result<[Sighting], any Error>](repeating: .success([]), count: parts)
         let path = self.path
         let timeout = options.busyTimeout
@@ -293,9 +337,9 @@ extension GameDatabase {
         results.withUnsafeMutableBufferPointer { output in
             let output = UncheckedSendable(output)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let span = high - low + 1
-                let first = low + span * Int64(part) / Int64(parts)
-                let last = low + span * Int64(part + 1) / Int64(parts) - 1
+                let step = span / UInt64(parts)
+                let first = low &+ Int64(bitPattern: step &* UInt64(part))
+                let last = part == parts - 1 ? high : low &+ Int64(bitPattern: step &* UInt64(part + 1)) &- 1
                 output.value[part] = Result {
                     try GameDatabase.scan(
                         for: target, plies: plies, path: path, busyTimeout: timeout, from: first, to: last)
@@ -360,5 +404,8 @@ public enum Figures {
     }
 
     /// `0.537` → `54%`.
-    public static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
+    public static func percent(_ share: Double) -> String {
+        let bounded = share.isFinite ? min(1, max(0, share)) : 0
+        return "\(Int((bounded * 100).rounded()))%"
+    }
 }

@@ -166,8 +166,29 @@ public final class GameDatabase: @unchecked Sendable {
             throw GameDatabase.translate(error, path: path, busyTimeout: options.busyTimeout)
         }
         if !options.readOnly {
-            try run { db in try self.prepare(db, created: !exists) }
+            do {
+                try run { db in try self.prepare(db, created: !exists) }
+            } catch {
+                // A full disk, say, before the tables were made: no empty file is left behind.
+                if createdFile { GameDatabase.removeFiles(of: path) }
+                throw error
+            }
         }
+    }
+
+    /// Removes the file this database made, when it holds no game (an import that failed
+    /// before its first game); true when it did.
+    public func removeIfMadeAndEmpty() -> Bool {
+        guard createdFile, (try? run { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") }) == 0 else {
+            return false
+        }
+        GameDatabase.removeFiles(of: path)
+        return true
+    }
+
+    /// Removes a database file and its rollback journal.
+    static func removeFiles(of path: String) {
+        for file in [path, path + "-journal"] { unlink(file) }
     }
 
     /// What the file at `path` is when it is not a regular file ("a folder", "a device", …), or

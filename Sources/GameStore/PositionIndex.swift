@@ -90,9 +90,12 @@ public enum PositionIndex {
     /// The key of a position.
     @inline(__always) public static func key(_ hash: UInt64) -> UInt64 { hash >> 16 }
 
+    /// The highest rating the index ranks games by; a higher one counts as none.
+    public static let largestElo = 99_999
+
     /// The rating that ranks a game: the mean of both ratings, or the one there is; nil without.
     static func rating(white: Int?, black: Int?) -> Int? {
-        let ratings = [white, black].compactMap { $0 }.filter { $0 > 0 }
+        let ratings = [white, black].compactMap { $0 }.filter { $0 > 0 && $0 <= largestElo }
         guard !ratings.isEmpty else { return nil }
         return ratings.reduce(0, +) / ratings.count
     }
@@ -361,6 +364,19 @@ final class LargeTable: @unchecked Sendable {
 }
 
 extension SinglesFilter {
+    /// The filter's number of blocks the index state gives: 0 (no filter) for a value no index
+    /// writes.
+    static func blocks(_ db: Database) throws -> Int {
+        let value = try DatabaseValue.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState")
+        guard let blocks = value.flatMap({ IndexValue.integer($0) }), blocks > 0, blocks <= largestBlockCount else {
+            return 0
+        }
+        return Int(blocks)
+    }
+
+    /// More blocks than a filter of 2^40 positions has.
+    static let largestBlockCount: Int64 = 1 << 32
+
     /// Whether the filter in the file may hold `key` (false: no game reaches its position).
     static func mayHold(_ key: UInt64, blocks: Int, _ db: Database) throws -> Bool {
         guard blocks > 0 else { return true }
@@ -375,7 +391,7 @@ extension SinglesFilter {
     /// Adds keys to the filter in the file (a save's new single positions).
     static func add(_ keys: [UInt64], _ db: Database) throws {
         guard !keys.isEmpty else { return }
-        var blocks = try Int.fetchOne(db, sql: "SELECT SingleBlocks FROM PositionIndexState") ?? 0
+        var blocks = try SinglesFilter.blocks(db)
         if blocks == 0 {
             blocks = SinglesFilter.blocks(forKeys: 0)
             try db.execute(sql: "UPDATE PositionIndexState SET SingleBlocks = ?", arguments: [blocks])

@@ -191,24 +191,32 @@ struct GameTable {
 
     /// For the IDs from `low` to `high` of `count` games.
     init(low: Int64, high: Int64, count: Int) {
-        if high >= low && high - low < Int64(count) * 4 + 1_000_000 {
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        if high >= low && !overflow && span < Int64(min(count, 1 << 40)) * 4 + 1_000_000 {
             first = low
-            dense = Array(repeating: 0, count: Int(high - low + 1))
+            dense = Array(repeating: 0, count: Int(span + 1))
         }
     }
 
     subscript(id: Int64) -> UInt32 {
         get {
-            if !dense.isEmpty, id >= first, id - first < Int64(dense.count) { return dense[Int(id - first)] }
+            if let index = denseIndex(id) { return dense[index] }
             return sparse[id] ?? 0
         }
         set {
-            if !dense.isEmpty, id >= first, id - first < Int64(dense.count) {
-                dense[Int(id - first)] = newValue
+            if let index = denseIndex(id) {
+                dense[index] = newValue
             } else {
                 sparse[id] = newValue
             }
         }
+    }
+
+    /// The place of `id` in `dense`, if it has one (any two IDs apart, without overflow).
+    @inline(__always) private func denseIndex(_ id: Int64) -> Int? {
+        guard !dense.isEmpty, id >= first else { return nil }
+        let offset = UInt64(bitPattern: id &- first)
+        return offset < UInt64(dense.count) ? Int(offset) : nil
     }
 
     /// Calls `body` with each ID set and its number, in the order of IDs when they are dense.

@@ -21,11 +21,20 @@ struct BenchGames: ParsableCommand {
     @Option(help: "The seed of the random choices.")
     var seed: UInt64 = 20_261_126
 
+    func validate() throws {
+        guard count >= 0 else { throw ValidationError("--count must be 0 or more, not \(count).") }
+    }
+
+    /// The most games the tables of names are sized for: more games draw from tables this
+    /// large (a few MB), so that any count starts writing at once.
+    static let namedGames = 1 << 22
+
     func run() throws {
         var random = SplitMix(seed: seed)
-        let players = Zipf(size: max(100, count * 6 / 10), exponent: 1.0, offset: 100)
-        let events = Zipf(size: max(10, count / 10), exponent: 1.1, offset: 10)
-        let sites = Zipf(size: max(5, count / 200), exponent: 1.2, offset: 5)
+        let named = min(count, Self.namedGames)
+        let players = Zipf(size: max(100, named * 6 / 10), exponent: 1.0, offset: 100)
+        let events = Zipf(size: max(10, named / 10), exponent: 1.1, offset: 10)
+        let sites = Zipf(size: max(5, named / 200), exponent: 1.2, offset: 5)
         let opening = Zipf(size: 64, exponent: 2.0, offset: 0.6)
         let middle = Zipf(size: 64, exponent: 1.2, offset: 0.6)
         var output: [UInt8] = []

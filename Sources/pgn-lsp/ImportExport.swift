@@ -74,22 +74,30 @@ struct Import: ParsableCommand {
                 totalBytes = nil
             }
         }
-        try database.withIndexesBuiltAtTheEnd(totalBytes: totalBytes) {
-            for path in files {
-                let report: StoreReport
-                do {
-                    report = try database.importPGN(path: path) { progress in
-                        bar.show(path: path, progress)
+        do {
+            try database.withIndexesBuiltAtTheEnd(totalBytes: totalBytes) {
+                for path in files {
+                    let report: StoreReport
+                    do {
+                        report = try database.importPGN(path: path) { progress in
+                            bar.show(path: path, progress)
+                        }
+                    } catch {
+                        bar.clear()
+                        throw ValidationError("\(path): \(error)")
                     }
-                } catch {
                     bar.clear()
-                    throw ValidationError("\(path): \(error)")
+                    refused += report.refused.map { (path, $0) }
+                    changed += report.changed.map { (path, $0) }
+                    total.add(report)
                 }
-                bar.clear()
-                refused += report.refused.map { (path, $0) }
-                changed += report.changed.map { (path, $0) }
-                total.add(report)
             }
+        } catch {
+            // A database this import made and could not store a game in is not left behind.
+            if database.removeIfMadeAndEmpty() {
+                FileHandle.standardError.write(Data("\(db) was not kept: it holds no game\n".utf8))
+            }
+            throw error
         }
         var output = ""
         if !noPositionIndex {

@@ -9,6 +9,7 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "jsonrpc": fuzzJSONRPC,
     "engine": fuzzEngineOutput,
     "blob": fuzzMovesBlob,
+    "index": fuzzIndexRows,
 ]
 
 nonisolated(unsafe) var fuzzTarget: ([UInt8]) -> Void = { _ in }

@@ -173,7 +173,8 @@ final class BoardImageTests: XCTestCase {
     func testMarksInAColourNoBoardDrawsAreLeftOutOfThePictureAndNamedInTheList() throws {
         let marks = BoardMarks(
             move: nil, commands: CommentCommand.parse("[%csl Xa4,Gb4,Xb4][%cal Xa1a8]").map(\.command))
-        XCTAssertEqual(marks.summary, "Marked: a4 (colour X), b4 (green), b4 (colour X) · Arrows: a1→a8 (colour X)")
+        // A square marked again keeps its first colour.
+        XCTAssertEqual(marks.summary, "Marked: a4 (colour `X`), b4 (green) · Arrows: a1→a8 (colour `X`)")
         let svg = BoardPicture.svg(Position.startingPosition, marks: marks, from: .white)
         XCTAssertEqual(svg.components(separatedBy: "fill-opacity").count, 2, "b4 alone")
         XCTAssertTrue(svg.contains("<path fill=\"#15781b\" fill-opacity=\"0.6\" d=\"M100 400h100v100h-100z\"/>"), svg)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GameStore
 import LanguageServer
 import TestSupport
@@ -95,7 +96,8 @@ final class ExplorerHoverTests: XCTestCase {
             XCTAssertTrue(hover.contains("(games.ocgdb.db3)"), "the own database still answers: \(hover)")
             XCTAssertTrue(
                 hover.contains(
-                    "Note: other.db3: the database has no position index; build it with `pgn-lsp index --db \(other)`"),
+                    #"Note: other.db3: the database has no position index; build it with \`pgn-lsp index --db "#
+                        + "\(other)\\`"),
                 hover)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before, "a reference is never written")
         }
@@ -159,6 +161,56 @@ final class ExplorerHoverTests: XCTestCase {
                 "workspace/executeCommand", ["command": "pgn.saveGame", "arguments": [.string(uri), 0]])
             hover = try await client.hoverText(uri, 2, 4)
             XCTAssertTrue(hover.contains("4 games reached this position"), hover)
+        }
+    }
+
+    func testNamesFromADatabaseAreShownAsTextNotAsMarkdown() async throws {
+        let image = "![t](https://example.invalid/pixel.png)"
+        let hover = try await hover { folder in
+            try makeDatabase(
+                folder.appendingPathComponent("games.ocgdb.db3").path,
+                games: [
+                    game(image, 2900, "<img src=https://example.invalid/a.png>", 2800, "1-0", "1. e4 e5"),
+                    game("# Heading [x](command:workbench.action.quit)", 2000, "Me", nil, "0-1", "1. e4 c5"),
+                ])
+        }
+        // Each markup character comes escaped: no image, tag, heading or link is left to render.
+        XCTAssertFalse(hover.contains(image), hover)
+        XCTAssertFalse(hover.replacingOccurrences(of: #"\<"#, with: "").contains("<img"), hover)
+        XCTAssertFalse(hover.contains("[x](command:"), hover)
+        XCTAssertTrue(
+            hover.contains(#"Best-rated game: \!\[t\](https://example.invalid/pixel.png) (2900) – \<img"#), hover)
+    }
+
+    func testAReferenceDatabaseWithCountsNoImportWritesIsShownBounded() async throws {
+        let settings: JSONValue = ["database": ["references": ["elsewhere.db3"]]]
+        try await withExplorer(settings: settings, capabilities: markdownHovers) { folder in
+            try ownDatabase(folder)
+            let path = folder.appendingPathComponent("elsewhere.db3").path
+            try makeDatabase(path)
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE PositionTree SET Games = 9223372036854775807, WhiteWins = 9223372036854775807,
+                            Draws = -5, BlackWins = 'many', BestElo = 9223372036854775807
+                        """)
+            }
+        } _: { client, folder in
+            let uri = client.openMine(folder, text)
+            let hover = try await client.hoverText(uri, 2, 4)
+            XCTAssertTrue(hover.contains("**Explorer** — 1,099,511,627,776 games reached this position"), hover)
+            let completion = try await client.result(
+                "textDocument/completion", at(uri, 2, 6))
+            XCTAssertFalse(completion.isNull)
+            let hints = try await client.result(
+                "textDocument/inlayHint",
+                [
+                    "textDocument": ["uri": .string(uri)],
+                    "range": ["start": ["line": 0, "character": 0], "end": ["line": 9, "character": 0]],
+                ])
+            XCTAssertNotNil(hints.arrayValue)
+            let status = try await client.shutdownAndExit()
+            XCTAssertEqual(status, 0)
         }
     }
 }

@@ -47,6 +47,28 @@ final class HostileDocumentTests: XCTestCase {
         XCTAssertEqual(status, 0)
     }
 
+    func testATimeControlWithAnIncrementNoClockGivesShowsNoMoveTime() async throws {
+        let client = try await pgnClient()
+        for (index, increment) in ["1e300", "9223372036854775807", "1e18", "-5", "nan", "inf"].enumerated() {
+            let uri = "file:///increment-\(index).pgn"
+            client.open(
+                uri,
+                """
+                [TimeControl "60+\(increment)"]
+
+                1. e4 { [%clk 0:01:00] } e5 { [%clk 0:01:00] } 2. Nf3 { [%clk 0:00:50] } Nc6 { [%clk 0:00:55] } *
+
+                """)
+            let hints = try await client.result("textDocument/inlayHint", whole(uri))
+            // The increment is left out: the time of a move whose clock went down, none where it went up.
+            XCTAssertEqual(
+                hints.arrayValue?.compactMap { $0["label"]?.stringValue }.filter { $0.hasPrefix("⏱") },
+                ["⏱ 0:01:00", "⏱ 0:01:00", "⏱ 0:00:50 · 10 s", "⏱ 0:00:55 · 5 s"], increment)
+        }
+        let status = try await client.shutdownAndExit()
+        XCTAssertEqual(status, 0)
+    }
+
     func testSelectionRangeInSixtyThousandNestedVariations() async throws {
         let client = try await pgnClient()
         let depth = 60_000

@@ -41,4 +41,27 @@ final class HoverTests: XCTestCase {
         let hover = try await client.result("textDocument/hover", at(7, 0))
         XCTAssertEqual(hover, .null)
     }
+
+    func testTextFromTheFileIsShownAsTextNotAsMarkdownAndBounded() async throws {
+        let squares = Array(repeating: "Ga1,Rb2,Yc3,Bd4", count: 5_000).joined(separator: ",")
+        let arrows = Array(repeating: "Ga1h8,Rb2b7", count: 5_000).joined(separator: ",")
+        let text = """
+            [White "![t](https://example.invalid/pixel.png) `x` <img src=y>"]
+
+            1. e4 { [%foo ![t](https://example.invalid/p.png)] [%bar <img src=z>] [%csl \(squares)] [%cal \(arrows)] [%csl *e5] } e5 *
+
+            """
+        let client = try await TestClient.pgn(text, capabilities: markdown)
+        let tag = try await client.result("textDocument/hover", at(0, 3))["contents"]?["value"]?.stringValue ?? ""
+        XCTAssertTrue(tag.hasPrefix("**White** ``![t](https://example.invalid/pixel.png) `x` <img src=y>``"), tag)
+        let move = try await client.result("textDocument/hover", at(2, 4))["contents"]?["value"]?.stringValue ?? ""
+        // A command ends at the first `]`: the rest is the comment's text, which the hover leaves out.
+        XCTAssertTrue(move.contains("`%foo ![t` · `%bar <img src=z>`"), move)
+        XCTAssertTrue(
+            move.contains("Marked: a1 (green), b2 (red), c3 (yellow), d4 (blue), e5 (colour `*`) · Arrows:"), move)
+        XCTAssertLessThan(move.utf8.count, 4_000, "a hover stays short, however long the comment")
+        let plain = try await TestClient.pgn(text)
+        let plainTag = try await plain.result("textDocument/hover", at(0, 3))["contents"]?["value"]?.stringValue
+        XCTAssertEqual(plainTag?.hasPrefix("White ![t](https://example.invalid/pixel.png) x <img src=y>\n"), true)
+    }
 }

@@ -312,3 +312,47 @@ def test_review_replaces_an_earlier_annotation(tmp_path):
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith('[Event "x"]')
     assert sorted(p.name for p in tmp_path.iterdir()) == ["annotated.pgn", "game.pgn"]
+
+
+def test_an_import_onto_a_full_disk_leaves_no_empty_database(tiny_disk, tmp_path):
+    big = tmp_path / "big.pgn"
+    games = [f'[Event "{k}"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n' for k in range(2000)]
+    big.write_text("".join(games))
+    result = run(["import", "--db", str(tiny_disk / "new.db3"), str(big)])
+    assert result.returncode != 0
+    assert b"No space left on device" in result.stderr or b"full" in result.stderr, result.stderr
+    assert list(tiny_disk.iterdir()) == []
+
+
+def test_an_import_that_stores_no_game_leaves_no_database(tmp_path):
+    db = tmp_path / "new.db3"
+    result = run(["import", "--db", str(db), str(tmp_path / "missing.pgn")])
+    assert result.returncode != 0
+    assert b"missing.pgn" in result.stderr
+    assert not db.exists()
+    # A database that was there before the import stays, even without games.
+    assert run(["import", "--db", str(db), str(SAMPLE)]).returncode == 0
+    assert run(["import", "--db", str(db), str(tmp_path / "missing.pgn")]).returncode != 0
+    assert db.exists()
+
+
+@pytest.mark.parametrize("count", ["9223372036854775807", "2147483648"])
+def test_bench_games_starts_writing_at_once_for_any_count(count, tmp_path):
+    # The first 100 games of a count of any size, read from the start of its output.
+    child = subprocess.Popen([binary(), "bench-games", "--count", count], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        head = child.stdout.read(200_000)
+        status = pathlib.Path(f"/proc/{child.pid}/status").read_text()
+        peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+        assert peak_kb < 200_000, f"{peak_kb} KB before the first games"
+    finally:
+        child.kill()
+        child.wait()
+    assert head.count(b"[Event ") >= 100, child.stderr.read()[-2000:]
+
+
+def test_bench_games_refuses_a_negative_count():
+    result = run(["bench-games", "--count=-1"])
+    assert result.returncode != 0
+    assert b"--count must be 0 or more" in result.stderr

@@ -246,22 +246,15 @@ final class ExplorerCenter: Sendable {
             case .failure(let failure): exploration.notes.append(failure.message)
             case .success((let answer, let summary)):
                 exploration.answered.append(source)
-                var total = exploration.answer
-                total.games += answer.games
-                total.whiteWins += answer.whiteWins
-                total.draws += answer.draws
-                total.blackWins += answer.blackWins
-                total.ended += answer.ended
-                exploration.answer = total
+                exploration.answer.add(
+                    games: answer.games, whiteWins: answer.whiteWins, draws: answer.draws, blackWins: answer.blackWins)
+                exploration.answer.ended = ExplorerAnswer.sum(exploration.answer.ended, answer.ended)
                 for continuation in answer.continuations {
                     guard var merged = continuations[continuation.move] else {
                         continuations[continuation.move] = continuation
                         continue
                     }
-                    merged.games += continuation.games
-                    merged.whiteWins += continuation.whiteWins
-                    merged.draws += continuation.draws
-                    merged.blackWins += continuation.blackWins
+                    merged.add(continuation)
                     if let elo = continuation.bestElo, merged.bestElo.map({ elo > $0 }) ?? true {
                         merged.bestElo = elo
                         merged.bestGame = nil

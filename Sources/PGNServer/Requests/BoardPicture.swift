@@ -59,28 +59,48 @@ public struct BoardMarks: Sendable, Hashable {
         if let move, move.from != move.to || move.isCastle {
             self.move = [move.from, move.kingDestination]
         }
+        // Each square and each arrow once, the first colour given: a board has 64 squares and
+        // 4,032 arrows, however long the comment.
+        var markedSquares = Set<Square>()
+        var drawnArrows = Set<[Square]>()
         for command in commands {
             switch command {
-            case .squares(let marked): squares += marked
-            case .arrows(let drawn): arrows += drawn
+            case .squares(let marked):
+                squares += marked.filter { markedSquares.insert($0.square).inserted }
+            case .arrows(let drawn):
+                arrows += drawn.filter {
+                    drawnArrows.count < Self.mostArrows && drawnArrows.insert([$0.from, $0.to]).inserted
+                }
             default: break
             }
         }
     }
 
+    /// The most arrows drawn on one board.
+    static let mostArrows = 64
+
     /// The comment's marks in words, for a board in text:
     /// `Marked: a4 (green), b5 (red) · Arrows: e2→e4 (green)`; empty when there are none.
     public var summary: String {
-        func color(_ letter: Character) -> String { MarkColor(letter: letter)?.name ?? "colour \(letter)" }
+        func color(_ letter: Character) -> String {
+            MarkColor(letter: letter)?.name ?? "colour \(MarkdownText.code(String(letter)))"
+        }
+        func list(_ items: [String]) -> String {
+            let more = items.count - Self.listed
+            return items.prefix(Self.listed).joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+        }
         var parts: [String] = []
         if !squares.isEmpty {
-            parts.append("Marked: " + squares.map { "\($0.square) (\(color($0.color)))" }.joined(separator: ", "))
+            parts.append("Marked: " + list(squares.map { "\($0.square) (\(color($0.color)))" }))
         }
         if !arrows.isEmpty {
-            parts.append("Arrows: " + arrows.map { "\($0.from)→\($0.to) (\(color($0.color)))" }.joined(separator: ", "))
+            parts.append("Arrows: " + list(arrows.map { "\($0.from)→\($0.to) (\(color($0.color)))" }))
         }
         return parts.joined(separator: " · ")
     }
+
+    /// How many squares, and how many arrows, the summary lists.
+    static let listed = 16
 }
 
 /// A board as an SVG picture: the position, seen from one side, with coordinates, the move's

@@ -27,7 +27,7 @@ extension PGNLanguageServer {
     static func explorerText(_ exploration: Exploration, position: Position) -> String {
         var lines: [String] = []
         let answer = exploration.answer
-        let names = exploration.answered.map(\.name).joined(separator: ", ")
+        let names = exploration.answered.map { MarkdownText.escaped($0.name) }.joined(separator: ", ")
         if exploration.answered.isEmpty {
             lines.append("**Explorer**")
         } else if !answer.isKnown {
@@ -63,12 +63,14 @@ extension PGNLanguageServer {
             }
             if let best = exploration.best {
                 lines.append("")
-                lines.append("Best-rated game: \(best.summary.label) (\(best.database))")
+                lines.append(
+                    "Best-rated game: \(MarkdownText.escaped(best.summary.label)) (\(MarkdownText.escaped(best.database)))"
+                )
             }
         }
         for note in exploration.notes {
             lines.append("")
-            lines.append("Note: \(note)")
+            lines.append("Note: \(MarkdownText.escaped(note, limit: 400))")
         }
         return lines.joined(separator: "\n")
     }

@@ -17,7 +17,8 @@ extension PGNLanguageServer {
             if let tag = a.syntax.tags.first(where: { $0.range.contains(local) }) {
                 let name = a.source.string(tag.nameRange)
                 let value = a.gameReplay.value(of: tag) ?? ""
-                let text = "**\(name)** \(value.isEmpty ? "" : "`\(value)`")\n\n\(TagMeanings.meaning(name))"
+                let code = value.isEmpty ? "" : " " + MarkdownText.code(value)
+                let text = "**\(MarkdownText.escaped(name))**\(code)\n\n\(TagMeanings.meaning(name))"
                 return hover(text, game.start, tag.range, document, context)
             }
             guard let index = a.node(at: local) else { return .null }
@@ -64,12 +65,13 @@ extension PGNLanguageServer {
         ]
     }
 
-    /// The hover's markdown as plain text: no emphasis, code marks or fences, and a blank line
-    /// where a rule was. The hovers use nothing else of markdown.
+    /// The hover's markdown as plain text: no emphasis, code marks, fences or escapes, and a
+    /// blank line where a rule was. The hovers use nothing else of markdown.
     static func plainText(_ markdown: String) -> String {
-        markdown.replacingOccurrences(of: "\n\n---\n\n", with: "\n\n")
-            .replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "\n```", with: "")
-            .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: "")
+        MarkdownText.unescaped(
+            markdown.replacingOccurrences(of: "\n\n---\n\n", with: "\n\n")
+                .replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "\n```", with: "")
+                .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: ""))
     }
 
     /// Whether a move's hover draws the board as a picture (`hover.boardImage`): never in a
@@ -127,7 +129,10 @@ extension PGNLanguageServer {
         let described = commands.compactMap(describe)
         if !described.isEmpty {
             lines.append("")
-            lines.append(described.joined(separator: " · "))
+            let more = described.count - Self.commandsShown
+            lines.append(
+                described.prefix(Self.commandsShown).joined(separator: " · ")
+                    + (more > 0 ? " · and \(more) more command\(more == 1 ? "" : "s")" : ""))
         }
         if move.after.isCheckmate {
             lines.append("")
@@ -138,6 +143,9 @@ extension PGNLanguageServer {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// How many comment commands a move's hover describes.
+    static let commandsShown = 8
 
     /// The comment commands that belong to the move at `index`: those of the comments after it.
     func commentCommands(after index: Int, in game: GameAnalysis) -> [CommentCommand] {
@@ -162,7 +170,7 @@ extension PGNLanguageServer {
         case .evaluation(let value, let depth):
             return "Evaluation \(value.text)" + (depth.map { " (depth \($0))" } ?? "")
         case .squares, .arrows: return nil
-        case .other(let name, let value): return "%\(name) \(value)"
+        case .other(let name, let value): return MarkdownText.code("%\(name) \(value)", limit: 80)
         }
     }
 }

@@ -96,7 +96,7 @@ struct MoveClocks {
 
     init(_ game: GameAnalysis) {
         let control = game.gameReplay.tag("TimeControl").flatMap { game.gameReplay.value(of: $0) } ?? ""
-        increment = control.split(separator: "+").dropFirst().first.flatMap { Double($0) } ?? 0
+        increment = Self.increment(control)
         // The side before the first move: the first mainline move flips it.
         side = game.start.position?.turn == .black ? 0 : 1
     }
@@ -120,8 +120,23 @@ struct MoveClocks {
         return nil
     }
 
-    /// `42 s`, `1 min 5 s`, `2 h 3 min`.
+    /// The increment of a `TimeControl` tag (`180+2` → 2), bounded where it is read: 0 without
+    /// one, and for one that is not a number of seconds from 0 to a day (`60+1e300`), which
+    /// no clock gives.
+    static func increment(_ control: String) -> Double {
+        guard let text = control.split(separator: "+").dropFirst().first, text.utf8.count <= 12,
+            let seconds = Double(text), seconds.isFinite, (0...largestIncrement).contains(seconds)
+        else { return 0 }
+        return seconds
+    }
+
+    /// The largest increment read from a `TimeControl` tag: a day (correspondence chess has
+    /// days per move, written `1/86400`, not as an increment).
+    static let largestIncrement: Double = 86_400
+
+    /// `42 s`, `1 min 5 s`, `2 h 3 min` (times longer than the longest clock read as it).
     static func durationText(_ seconds: Double) -> String {
+        let seconds = seconds.isFinite ? min(max(seconds, 0), CommentCommand.maximumSeconds) : 0
         let whole = Int(seconds.rounded())
         if seconds < 10 && seconds != seconds.rounded() { return "\((seconds * 10).rounded() / 10) s" }
         if whole < 60 { return "\(whole) s" }
