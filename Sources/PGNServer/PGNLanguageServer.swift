@@ -19,9 +19,29 @@ public final class PGNLanguageServer: Sendable {
     /// The semantic tokens last sent for each document, for `full/delta` requests.
     let semanticTokenResults = SemanticTokenResults()
     /// The twin keys of the workspace's files, for copies of a game in another file.
-    let workspaceTwins = WorkspaceTwinIndex()
+    let workspaceTwins: WorkspaceTwinIndex
+    /// What requests over the whole workspace left out and the log has said already.
+    let loggedWorkspaceNotes = Locked<Set<String>>([])
 
-    public init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
+    /// How requests over the whole workspace read its files: the size of the pieces
+    /// (`FilePieces`), and how long they read (the walk that finds them included); what they
+    /// could not read in that time is left out, and said.
+    let workspacePieceSize: Int
+    let workspaceReadingTime: Duration
+
+    public convenience init(server: Server, diagnosticsDelay: Duration = .milliseconds(2)) {
+        self.init(
+            server: server, diagnosticsDelay: diagnosticsDelay, workspacePieceSize: FilePieces.size,
+            workspaceReadingTime: .seconds(4))
+    }
+
+    init(
+        server: Server, diagnosticsDelay: Duration = .milliseconds(2), workspacePieceSize: Int,
+        workspaceReadingTime: Duration
+    ) {
+        self.workspacePieceSize = workspacePieceSize
+        self.workspaceReadingTime = workspaceReadingTime
+        workspaceTwins = WorkspaceTwinIndex(pieceSize: workspacePieceSize)
         self.server = server
         publisher = Debouncer(delay: diagnosticsDelay)
     }

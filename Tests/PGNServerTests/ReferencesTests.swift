@@ -107,4 +107,19 @@ final class ReferencesTests: XCTestCase {
             XCTAssertTrue(file.contains("% (the first 200 of 210)"), file)
         }
     }
+
+    func testTheWorkspaceGamesAreCappedAndTheUserIsTold() async throws {
+        let many = (0..<1_005).map { "[Round \"\($0)\"]\n\n1. e4 e5 *\n\n" }.joined()
+        try await withWorkspaceFolder { folder in
+            try many.write(to: folder.appendingPathComponent("many.pgn"), atomically: true, encoding: .utf8)
+        } _: { client, _, _ in
+            client.open(testURI, text)
+            let found = try await references(client, testURI, 2, 4)
+            XCTAssertEqual(found.count, 1_000)
+            XCTAssertEqual(found.first?["uri"], .string(testURI), "the open documents first")
+            let shown = try await client.message("window/showMessage", containing: "workspace games")
+            XCTAssertEqual(
+                shown, "pgn-lsp: more than 1,000 workspace games reach this position; the first 1,000 are listed")
+        }
+    }
 }

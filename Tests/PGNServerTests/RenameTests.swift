@@ -1,9 +1,10 @@
 import Foundation
 import LanguageServer
 import PGN
-import PGNServer
 import TestSupport
 import XCTest
+
+@testable import PGNServer
 
 /// Renaming a player, event or site: `prepareRename` answers the value under the cursor,
 /// `rename` writes the new name in every game of the workspace that has the old one, as
@@ -36,8 +37,8 @@ final class RenameTests: XCTestCase {
         "workspace": ["workspaceEdit": ["documentChanges": true, "changeAnnotationSupport": ["groupsOnLabel": true]]]
     ]
 
-    private func rename(_ line: Int, _ character: Int, to name: String) -> JSONValue {
-        var params = at(line, character).objectValue ?? [:]
+    private func rename(_ line: Int, _ character: Int, to name: String, uri: String = testURI) -> JSONValue {
+        var params = at(line, character, uri: uri).objectValue ?? [:]
         params["newName"] = .string(name)
         return .object(params)
     }
@@ -74,14 +75,103 @@ final class RenameTests: XCTestCase {
         XCTAssertTrue(error.message.contains("White, Black, Event or Site"), error.message)
     }
 
-    func testAPlayerIsRenamedAsWhiteAndAsBlackWhateverTheSpelling() async throws {
+    func testAPlayerIsRenamedAsWhiteAndAsBlack() async throws {
         let client = try await TestClient.pgn(games)
         let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, Magnus Øen"))
-        // Without change annotations the abbreviation on line 14 is left alone.
-        XCTAssertEqual(editedLines(edit), [1, 8, 13])
+        XCTAssertEqual(editedLines(edit), [1, 8])
         let first = edit["changes"]?[testURI]?.arrayValue?.first
         XCTAssertEqual(first?["range"], range(1, 7, 1, 24), "the value with its quotes")
         XCTAssertEqual(first?["newText"], "\"Carlsen, Magnus Øen\"")
+    }
+
+    /// A client without change annotations applies the edit without asking: it gets the name as
+    /// written in the open documents, and is told what was left out.
+    func testWithoutChangeAnnotationsOtherSpellingsAndFilesNotOpenAreLeftOutAndSaid() async throws {
+        let club = "[White \"Emil\"]\n[Black \"Carlsen, Magnus\"]\n\n1. e4 *\n"
+        for capabilities: JSONValue in [[:], ["workspace": ["workspaceEdit": ["documentChanges": true]]]] {
+            try await withWorkspace(club: club, capabilities: capabilities) { client, file in
+                client.open(testURI, games)
+                let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, M."))
+                XCTAssertEqual(editedLines(edit), [1, 8], "the abbreviation and the other spelling are left alone")
+                XCTAssertEqual(editedLines(edit, uri: file.absoluteString), [], "the file that is not open too")
+                let shown = try await client.message("window/showMessage", containing: "left out")
+                XCTAssertEqual(
+                    shown,
+                    "pgn-lsp: renamed where the name is written the same in the open documents; left out, as this "
+                        + "editor cannot ask to confirm them: 1 tag in 1 file that is not open, 1 tag with the name "
+                        + "written differently (\"Carlsen,Magnus\")")
+            }
+        }
+    }
+
+    func testAnOpenDocumentOfTheWorkspaceIsRenamedOnceAsTheEditorHasIt() async throws {
+        let club = "[White \"Emil\"]\n[Black \"Carlsen, Magnus\"]\n\n1. e4 *\n"
+        try await withWorkspace(club: club, capabilities: annotations) { client, file in
+            // The editor's text differs from the file's: a game was added above.
+            client.open(file.absoluteString, "[White \"A\"]\n[Black \"B\"]\n\n1. d4 *\n\n" + club)
+            let edit = try await client.result(
+                "textDocument/rename", rename(6, 10, to: "Carlsen, M.", uri: file.absoluteString))
+            let changes = edit["documentChanges"]?.arrayValue ?? []
+            XCTAssertEqual(changes.count, 1, "\(changes)")
+            XCTAssertEqual(changes.first?["textDocument"]?["version"], 1)
+            XCTAssertEqual(editedLines(edit, uri: file.absoluteString), [6])
+        }
+    }
+
+    func testALinkToAFileOutsideTheWorkspaceIsNotRenamed() async throws {
+        let club = "[White \"Emil\"]\n[Black \"Carlsen, Magnus\"]\n\n1. e4 *\n"
+        try await withWorkspaceFolder(capabilities: annotations) { folder, outside in
+            try club.write(to: folder.appendingPathComponent("club.pgn"), atomically: true, encoding: .utf8)
+            let elsewhere = outside.appendingPathComponent("elsewhere.pgn")
+            try club.write(to: elsewhere, atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(
+                at: folder.appendingPathComponent("linked.pgn"), withDestinationURL: elsewhere)
+        } _: { client, folder, _ in
+            client.open(testURI, games)
+            let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, M."))
+            let uris = edit["documentChanges"]?.arrayValue?.compactMap { $0["textDocument"]?["uri"]?.stringValue }
+            XCTAssertEqual(uris, [testURI, fileURI(folder, "club.pgn")])
+            let shown = try await client.message("window/showMessage", containing: "may be incomplete")
+            XCTAssertTrue(shown.contains("linked.pgn: a link to "), shown)
+            XCTAssertTrue(shown.contains("outside the workspace folders"), shown)
+        }
+    }
+
+    func testAFileWhoseNameIsNotUTF8IsRenamedThroughTheBytesOfItsName() async throws {
+        let club = "[White \"Emil\"]\n[Black \"Carlsen, Magnus\"]\n\n1. e4 *\n"
+        let name: [UInt8] = Array("Caf".utf8) + [0xE9] + Array(".pgn".utf8)
+        try await withWorkspaceFolder(capabilities: annotations) { folder in
+            let path = FileSystem.joined(Array(folder.path.utf8), name)
+            let descriptor = FileSystem.withCPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            XCTAssertGreaterThanOrEqual(descriptor, 0)
+            _ = Array(club.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+            close(descriptor)
+        } _: { client, folder, _ in
+            client.open(testURI, games)
+            let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, M."))
+            let other = try XCTUnwrap(edit["documentChanges"]?.arrayValue?.last)
+            let uri = try XCTUnwrap(other["textDocument"]?["uri"]?.stringValue)
+            XCTAssertEqual(FileURI.path(uri), FileSystem.joined(Array(folder.path.utf8), name))
+            XCTAssertEqual(other["edits"]?.arrayValue?.first?["range"], range(1, 7, 1, 24))
+        }
+    }
+
+    func testARenameThatCouldNotReadEveryFileSaysItMayBeIncomplete() async throws {
+        try await withWorkspaceFolder(capabilities: annotations) { folder in
+            let large = folder.appendingPathComponent("large.pgn")
+            XCTAssertTrue(FileManager.default.createFile(atPath: large.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: large)
+            try handle.truncate(atOffset: UInt64(PGNLanguageServer.largestWorkspaceFile))
+            try handle.close()
+        } _: { client, _, _ in
+            client.open(testURI, games)
+            let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, M."))
+            XCTAssertEqual(editedLines(edit), [1, 8, 13, 14])
+            let shown = try await client.message("window/showMessage", containing: "may be incomplete")
+            XCTAssertTrue(shown.hasPrefix("pgn-lsp: the rename may be incomplete: /"), shown)
+            XCTAssertTrue(
+                shown.hasSuffix("/large.pgn: 64 MB, over the 64 MB that requests over the whole workspace read"), shown)
+        }
     }
 
     func testAnEventIsRenamedOnlyInEventTags() async throws {

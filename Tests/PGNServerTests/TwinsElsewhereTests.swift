@@ -3,6 +3,8 @@ import LanguageServer
 import TestSupport
 import XCTest
 
+@testable import PGNServer
+
 /// Twins across files: a game of the open document that copies a game of another file of the
 /// workspace (on disk, or open in the editor) gets the `twin-game` diagnostic, its related
 /// information in the other file, and the fix that removes it.
@@ -51,6 +53,40 @@ final class TwinsElsewhereTests: XCTestCase {
             XCTAssertEqual(related?["location"]?["range"], range(5, 0, 5, 13), "the other game's first tag")
             XCTAssertEqual(related?["message"], "the longer copy, game 2 of club.pgn")
         }
+    }
+
+    /// A file read in many pieces (`FilePieces`): the game is pointed at by its line in the file.
+    func testAGameFarIntoAFileReadInPiecesIsPointedAtByItsLine() async throws {
+        try await withWorkspaceFolder(pieceSize: 1_000) { folder in
+            try (String(repeating: other, count: 50) + finished).write(
+                to: folder.appendingPathComponent("club.pgn"), atomically: true, encoding: .utf8)
+        } _: { client, folder, _ in
+            client.open(testURI, earlier)
+            let found = try await publishedTwins(client, testURI, publications: 2)
+            let related = found.first?["relatedInformation"]?.arrayValue?.first
+            XCTAssertEqual(related?["location"]?["uri"], .string(fileURI(folder, "club.pgn")))
+            XCTAssertEqual(related?["location"]?["range"], range(250, 0, 250, 13), "the other game's first tag")
+            XCTAssertEqual(related?["message"], "the longer copy, game 51 of club.pgn")
+        }
+    }
+
+    func testTheIndexHoldsAtMostItsGamesAndSaysWhatItLeftOut() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgn-twins-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rounds = { (first: Int) in
+            (first..<(first + 2)).map { self.finished.replacingOccurrences(of: "\"6\"", with: "\"\($0)\"") }
+                .joined(separator: "\n")
+        }
+        try rounds(1).write(to: folder.appendingPathComponent("a.pgn"), atomically: true, encoding: .utf8)
+        try rounds(3).write(to: folder.appendingPathComponent("b.pgn"), atomically: true, encoding: .utf8)
+        let index = WorkspaceTwinIndex(largestIndex: 3)
+        var notes: [String] = []
+        XCTAssertTrue(index.refresh(WorkspaceWalk.pgnFiles(under: [Array(folder.path.utf8)]).files, notes: &notes))
+        XCTAssertEqual(index.snapshot.identityCount, 2, "the games of a.pgn")
+        XCTAssertEqual(
+            notes,
+            ["the index of twins across files holds 3 games: \(folder.path)/b.pgn and the files after it are left out"])
     }
 
     func testOfTwoEqualGamesTheFileThatSortsLaterHasTheCopy() async throws {

@@ -17,6 +17,16 @@ public struct Document: Sendable, Hashable {
         self.history = EditHistory()
     }
 
+    /// A document of UTF-8 `bytes` (a file read from disk), taken as they are.
+    public init(uri: DocumentURI, languageID: String = "pgn", version: Int, bytes: [UInt8]) {
+        self.uri = uri
+        self.languageID = languageID
+        self.version = version
+        self.bytes = bytes
+        self.lineIndex = LineIndex(bytes)
+        self.history = EditHistory()
+    }
+
     public init(_ item: TextDocumentItem) {
         self.init(uri: item.uri, languageID: item.languageId, version: item.version, text: item.text)
     }

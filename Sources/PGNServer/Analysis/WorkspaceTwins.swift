@@ -1,4 +1,5 @@
 import Foundation
+import GameStore
 import LanguageServer
 import PGN
 
@@ -38,15 +39,17 @@ final class WorkspaceTwinIndex: Sendable {
             utf32 = columns(.utf32)
         }
 
-        init(_ range: Range<Int>, in source: SourceText) {
+        /// The place of `range` in `source`, a piece of its file that starts at the start of
+        /// line `firstLine`.
+        init(_ range: Range<Int>, in source: SourceText, firstLine: Int = 0) {
             self.init { encoding in
                 let (start, end) = (
                     source.position(of: range.lowerBound, in: encoding),
                     source.position(of: range.upperBound, in: encoding)
                 )
                 return LSPRange(
-                    start: LSPPosition(line: start.line, character: start.column),
-                    end: LSPPosition(line: end.line, character: end.column))
+                    start: LSPPosition(line: firstLine + start.line, character: start.column),
+                    end: LSPPosition(line: firstLine + end.line, character: end.column))
             }
         }
 
@@ -64,7 +67,7 @@ final class WorkspaceTwinIndex: Sendable {
     }
 
     fileprivate struct File {
-        let modified: Date
+        let modified: Int64
         let size: Int
         let games: [Game]
     }
@@ -83,6 +86,15 @@ final class WorkspaceTwinIndex: Sendable {
 
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "pgn-lsp.workspace-twins", qos: .utility)
+    /// The size of the pieces in which the files are read (`FilePieces`).
+    private let pieceSize: Int
+    /// The most games the index holds, its files together (`defaultLargestIndex`).
+    private let largestIndex: Int
+
+    init(pieceSize: Int = FilePieces.size, largestIndex: Int = WorkspaceTwinIndex.defaultLargestIndex) {
+        self.pieceSize = pieceSize
+        self.largestIndex = largestIndex
+    }
 
     var generation: Int { state.withLock { $0.generation } }
 
@@ -114,12 +126,17 @@ final class WorkspaceTwinIndex: Sendable {
 
     var snapshot: Snapshot { state.withLock { Snapshot(files: $0.files, byIdentity: $0.byIdentity) } }
 
+    /// The most games the index holds, its files together: each costs a few hundred bytes. The
+    /// files it would go beyond with are left out, and said.
+    static let defaultLargestIndex = 250_000
+
     /// Reads again, in the background, the files of `files()` that changed since they were
     /// last read, forgets those no longer there, leaves out those `open()` names, and calls
-    /// `changed` when anything did. Calls made while one runs are folded into one more run.
+    /// `changed` when anything did, `leftOut` with what could not be held. Calls made while one
+    /// runs are folded into one more run.
     func scheduleRefresh(
-        _ files: @escaping @Sendable () -> [URL], open: @escaping @Sendable () -> Set<DocumentURI>,
-        changed: @escaping @Sendable () -> Void
+        _ files: @escaping @Sendable () -> [WorkspaceFile], open: @escaping @Sendable () -> Set<DocumentURI>,
+        changed: @escaping @Sendable () -> Void, leftOut: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         let start = state.withLock { state -> Bool in
             if state.running {
@@ -132,7 +149,9 @@ final class WorkspaceTwinIndex: Sendable {
         guard start else { return }
         queue.async { [self] in
             while true {
-                if refresh(files(), open: open()) { changed() }
+                var notes: [String] = []
+                if refresh(files(), open: open(), notes: &notes) { changed() }
+                if !notes.isEmpty { leftOut(notes) }
                 let more = state.withLock { state -> Bool in
                     if state.again {
                         state.again = false
@@ -146,25 +165,58 @@ final class WorkspaceTwinIndex: Sendable {
         }
     }
 
-    /// Brings the index up to date with `urls`, the files `open` left out; whether anything changed.
+    /// Brings the index up to date with `files` (`WorkspaceWalk`), the files `open` left out;
+    /// whether anything changed. The files are read one at a time, and their games too; those
+    /// that would take the index beyond `largestIndex` games are left out (in `notes`).
     @discardableResult
-    func refresh(_ urls: [URL], open: Set<DocumentURI> = []) -> Bool {
-        let (known, wasOpen) = state.withLock { ($0.files.mapValues { ($0.modified, $0.size) }, $0.open) }
+    func refresh(_ files: [WorkspaceFile], open: Set<DocumentURI> = [], notes: inout [String]) -> Bool {
+        let (known, wasOpen) = state.withLock {
+            ($0.files.mapValues { ($0.modified, $0.size, $0.games.count) }, $0.open)
+        }
         var read: [DocumentURI: File] = [:]
         var present = Set<DocumentURI>()
-        for url in urls {
-            let uri = url.absoluteString
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                let size = (attributes[.size] as? NSNumber)?.intValue,
-                let modified = attributes[.modificationDate] as? Date
-            else { continue }
-            present.insert(uri)
-            if let old = known[uri], old.0 == modified, old.1 == size { continue }
-            var games: [Game] = []
-            if size < PGNLanguageServer.largestWorkspaceFile, let data = try? Data(contentsOf: url) {
-                games = Self.games(of: SourceText([UInt8](data)))
+        var total = 0
+        for file in files {
+            let uri = file.uri
+            if let old = known[uri], old.0 == file.modified, old.1 == file.size, total + old.2 <= largestIndex {
+                present.insert(uri)
+                total += old.2
+                continue
             }
-            read[uri] = File(modified: modified, size: size, games: games)
+            guard total < largestIndex else {
+                notes.append(
+                    "the index of twins across files holds \(Figures.grouped(largestIndex)) games: "
+                        + "\(FileSystem.display(file.path)) and the files after it are left out")
+                break
+            }
+            var games: [Game] = []
+            if case .success(let opened) = file.open(limit: PGNLanguageServer.largestWorkspaceFile) {
+                // A piece at a time (`FilePieces`), its games one at a time.
+                var pieces = FilePieces(opened, size: pieceSize)
+                var counted = 0
+                while let piece = pieces.next() {
+                    let source = SourceText(piece.bytes)
+                    let before = counted
+                    let whole = GameStream.forEachGame(in: piece.bytes) { syntax, index in
+                        counted = before + index + 1
+                        if let key = TwinKey(GameReplay(source: source, syntax: syntax, index: before + index)) {
+                            let label = Place(syntax.label, in: source, firstLine: piece.firstLine)
+                            games.append(Game(key: key, index: before + index, label: label))
+                        }
+                        return total + games.count <= largestIndex
+                    }
+                    guard whole else { break }
+                }
+            }
+            guard total + games.count <= largestIndex else {
+                notes.append(
+                    "the index of twins across files holds \(Figures.grouped(largestIndex)) games: "
+                        + "\(FileSystem.display(file.path)) and the files after it are left out")
+                break
+            }
+            present.insert(uri)
+            total += games.count
+            read[uri] = File(modified: file.modified, size: file.size, games: games)
         }
         let gone = known.keys.filter { !present.contains($0) }
         guard !read.isEmpty || !gone.isEmpty || open != wasOpen else { return false }
@@ -180,16 +232,5 @@ final class WorkspaceTwinIndex: Sendable {
             state.generation += 1
         }
         return true
-    }
-
-    /// The games of a text that have a twin key.
-    static func games(of source: SourceText) -> [Game] {
-        let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
-        var games: [Game] = []
-        for (index, syntax) in parser.games.enumerated() {
-            guard let key = TwinKey(GameReplay(source: source, syntax: syntax, index: index)) else { continue }
-            games.append(Game(key: key, index: index, label: Place(syntax.label, in: source)))
-        }
-        return games
     }
 }

@@ -2,12 +2,21 @@ import LanguageServer
 import PGN
 
 /// Renaming a player, event or site everywhere: `textDocument/prepareRename` and
-/// `textDocument/rename` on the value of a `White`, `Black`, `Event` or `Site` tag. The new name
-/// is written in every game of the open documents and of the workspace's `.pgn` files whose
-/// tag has the old name; a player is renamed as White and as Black. Names that are the same
-/// name written differently (`NameKey`: spacing, case, a comma, accents) are renamed with it;
-/// with a client that takes change annotations, each kind of change is a group the user
-/// confirms, and names that may abbreviate it (`Carlsen, M.`) are offered too, unconfirmed.
+/// `textDocument/rename` on the value of a `White`, `Black`, `Event` or `Site` tag; a player is
+/// renamed as White and as Black.
+///
+/// With a client that takes change annotations, the new name is written in every game of the
+/// open documents and of the workspace's `.pgn` files whose tag has the old name, or the same
+/// name written differently (`NameKey`: spacing, case, a comma, accents), and names that may
+/// abbreviate it (`Carlsen, M.`) are offered too: each kind of change is a group, and every
+/// group but the tags of the document renamed from needs the user's confirmation.
+///
+/// A client without change annotations applies what it gets without asking: it gets only the
+/// tags with the old name as written in the open documents, and the user is told what was left
+/// out (other spellings, files that are not open).
+///
+/// The workspace's files are those `WorkspaceWalk` finds, inside the workspace folders; when
+/// some could not be read, the user is told that the rename may be incomplete.
 extension PGNLanguageServer {
     /// The tag families a rename reaches, by the name of the tag it starts on.
     static func renamedTags(_ tagName: String) -> Set<String>? {
@@ -90,12 +99,15 @@ extension PGNLanguageServer {
         var changes: [String: JSONValue] = [:]
         var documentChanges: [JSONValue] = []
         var used: [String: (label: String, description: String, confirm: Bool)] = [:]
-        for document in workspaceDocuments(context) {
-            try context.checkCancellation()
+        var leftOut = RenameLeftOut()
+        var documents = workspaceDocuments(context)
+        while let workspaceDocument = try documents.next() {
+            let uri = workspaceDocument.uri
             var edits: [JSONValue] = []
-            for game in analyzer.analysis(of: document).games {
-                let replay = game.analysis.gameReplay
-                for tag in game.analysis.syntax.tags {
+            var closedTags = 0
+            try documents.forEachGame(of: workspaceDocument) { game in
+                let replay = game.replay
+                for tag in game.syntax.tags {
                     guard let valueRange = tag.valueRange, target.tags.contains(replay.text(tag.nameRange)),
                         let name = replay.value(of: tag)
                     else { continue }
@@ -109,31 +121,46 @@ extension PGNLanguageServer {
                     } else {
                         continue
                     }
+                    // What a client that cannot ask the user to confirm would apply unseen.
+                    if !annotated && match != .same {
+                        leftOut.spellings += 1
+                        leftOut.spelling = leftOut.spelling ?? name
+                        continue
+                    }
+                    if !annotated && !workspaceDocument.isOpen {
+                        closedTags += 1
+                        continue
+                    }
                     var edit: [String: JSONValue] = [
-                        "range": range(valueRange.shifted(by: game.start), document, context.positionEncoding),
+                        "range": game.range(valueRange, context.positionEncoding),
                         "newText": .string(newText),
                     ]
                     if annotated {
-                        let id = match == .same && document.uri != origin.uri ? "elsewhere" : match.rawValue
+                        let id = match == .same && uri != origin.uri ? "elsewhere" : match.rawValue
                         edit["annotationId"] = .string(id)
                         used[id] = annotation(id, name: name, target: target)
                     }
                     edits.append(.object(edit))
                 }
+                return true
+            }
+            if closedTags > 0 {
+                leftOut.closedTags += closedTags
+                leftOut.closedFiles += 1
             }
             guard !edits.isEmpty else { continue }
             if versioned {
-                let open = context.documents[document.uri] != nil
                 documentChanges.append([
                     "textDocument": [
-                        "uri": .string(document.uri), "version": open ? .integer(document.version) : .null,
+                        "uri": .string(uri), "version": workspaceDocument.open.map { .integer($0.version) } ?? .null,
                     ],
                     "edits": .array(edits),
                 ])
             } else {
-                changes[document.uri] = .array(edits)
+                changes[uri] = .array(edits)
             }
         }
+        reportRename(leftOut, notes: documents.notes, context)
         guard versioned else { return ["changes": .object(changes)] }
         var edit: [String: JSONValue] = ["documentChanges": .array(documentChanges)]
         if annotated {
@@ -146,6 +173,47 @@ extension PGNLanguageServer {
                 })
         }
         return .object(edit)
+    }
+
+    /// What a rename left out for a client that cannot ask the user to confirm changes.
+    struct RenameLeftOut {
+        /// The tags with the name written differently, and one of those spellings.
+        var spellings = 0
+        var spelling: String?
+        /// The tags with the name in files that are not open, and those files.
+        var closedTags = 0
+        var closedFiles = 0
+    }
+
+    /// Tells the user what a rename left out: the changes a client without change annotations
+    /// could not have confirmed, and the workspace's files that were not read.
+    private func reportRename(_ leftOut: RenameLeftOut, notes: [String], _ context: RequestContext) {
+        var parts: [String] = []
+        if leftOut.closedTags > 0 {
+            let files = leftOut.closedFiles == 1 ? "1 file" : "\(leftOut.closedFiles) files"
+            parts.append(
+                "\(leftOut.closedTags) tag\(leftOut.closedTags == 1 ? "" : "s") in \(files) that "
+                    + "\(leftOut.closedFiles == 1 ? "is" : "are") not open")
+        }
+        if leftOut.spellings > 0, let spelling = leftOut.spelling {
+            parts.append(
+                "\(leftOut.spellings) tag\(leftOut.spellings == 1 ? "" : "s") with the name written differently "
+                    + "(\"\(spelling)\")")
+        }
+        if !parts.isEmpty {
+            server.showMessage(
+                .info,
+                "pgn-lsp: renamed where the name is written the same in the open documents; left out, "
+                    + "as this editor cannot ask to confirm them: " + parts.joined(separator: ", "))
+        }
+        if !notes.isEmpty {
+            logWorkspaceNotes(notes, of: context.method)
+            let shown = notes.prefix(3).joined(separator: "; ")
+            server.showMessage(
+                .warning,
+                "pgn-lsp: the rename may be incomplete: \(shown)\(notes.count > 3 ? "; and \(notes.count - 3) more in the log" : "")"
+            )
+        }
     }
 
     /// The change annotation of a group of a rename's edits: every group but the tags of the

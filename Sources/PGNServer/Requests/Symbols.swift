@@ -132,8 +132,9 @@ extension PGNLanguageServer {
         }
     }
 
-    /// Players, events and openings across the open documents and the workspace's `.pgn` files;
-    /// with a query `fen:…`, the games that reach that position (`PositionSymbols.swift`).
+    /// Players, events and openings across the open documents and the workspace's `.pgn` files
+    /// (at most 1,000; read one file at a time, `WorkspaceDocuments`); with a query `fen:…`, the
+    /// games that reach that position (`PositionSymbols.swift`).
     func registerWorkspaceSymbols() {
         server.capabilities.features["workspaceSymbolProvider"] = true
         server.registerRequest("workspace/symbol", staleOnEdit: false) { [self] params, context in
@@ -141,59 +142,36 @@ extension PGNLanguageServer {
             if let fen = Self.fenQuery(raw) { return try await positionSymbols(fen, context) }
             let query = raw.lowercased()
             var results: [JSONValue] = []
-            var seen = Set<String>()
-            for document in workspaceDocuments(context) {
-                try context.checkCancellation()
-                let analysis = analyzer.analysis(of: document)
-                for (index, game) in analysis.games.enumerated() {
-                    let replay = game.analysis.gameReplay
+            var documents = workspaceDocuments(context)
+            defer { logWorkspaceNotes(documents.notes, of: context.method) }
+            while results.count < 1_000, let document = try documents.next() {
+                // Each name once in a document, matched or not: most games of a file repeat names.
+                var seen: [SymbolKind: Set<String>] = [:]
+                try documents.forEachGame(of: document) { game in
+                    let replay = game.replay
                     let entries: [(String, SymbolKind)] = [
                         (replay.tagValue("White") ?? "", .variable), (replay.tagValue("Black") ?? "", .variable),
                         (replay.tagValue("Event") ?? "", .event), (replay.tagValue("Opening") ?? "", .function),
                         (replay.tagValue("ECO") ?? "", .function),
                     ]
                     for (name, kind) in entries where !name.isEmpty && name != "?" {
+                        guard seen[kind, default: []].insert(name).inserted else { continue }
                         guard query.isEmpty || name.lowercased().contains(query) else { continue }
-                        let key = "\(document.uri)|\(name)|\(kind)"
-                        guard !seen.contains(key) else { continue }
-                        seen.insert(key)
                         results.append([
                             "name": .string(name), "kind": JSONValue(kind),
-                            "containerName": .string(Self.gameName(replay, index: index)),
+                            "containerName": .string(Self.gameName(replay, index: game.index)),
                             "location": [
                                 "uri": .string(document.uri),
-                                "range": range(game.range, document, context.positionEncoding),
+                                "range": game.range(game.extent, context.positionEncoding),
                             ],
                         ])
-                        if results.count >= 1_000 { return .array(results) }
+                        if results.count >= 1_000 { return false }
                     }
+                    return true
                 }
             }
             return .array(results)
         }
-    }
-
-    /// The open documents, then the workspace's `.pgn` files that are not open (read from disk
-    /// as version 0; files of 64 MB or more are left out).
-    func workspaceDocuments(_ context: RequestContext) -> [Document] {
-        var documents: [Document] = context.documents.uris.compactMap { context.documents[$0] }
-        let open = Set(documents.map(\.uri))
-        for url in workspaceFiles(context.session) where !open.contains(url.absoluteString) {
-            if let document = Self.diskDocument(url) { documents.append(document) }
-        }
-        return documents
-    }
-
-    /// Workspace files this large or larger are left out by what reads them all.
-    static let largestWorkspaceFile = 64 << 20
-
-    /// A workspace file read from disk as version 0 of a document; nil when it cannot be read
-    /// or is `largestWorkspaceFile` or larger.
-    static func diskDocument(_ url: URL) -> Document? {
-        guard url.isFileURL, let data = try? Data(contentsOf: url), data.count < largestWorkspaceFile else {
-            return nil
-        }
-        return Document(uri: url.absoluteString, version: 0, text: String(decoding: data, as: UTF8.self))
     }
 
     /// The workspace folders (or the root) the client named, as file URLs.
@@ -207,20 +185,5 @@ extension PGNLanguageServer {
             roots.append(url)
         }
         return roots
-    }
-
-    /// The `.pgn` files under the workspace folders (a bounded walk).
-    func workspaceFiles(_ session: Session) -> [URL] {
-        var files: [URL] = []
-        for root in workspaceRoots(session) {
-            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
-                continue
-            }
-            for case let url as URL in walker where url.pathExtension.lowercased() == "pgn" {
-                files.append(url)
-                if files.count >= 500 { return files }
-            }
-        }
-        return files
     }
 }

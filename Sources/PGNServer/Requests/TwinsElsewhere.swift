@@ -27,7 +27,10 @@ extension PGNLanguageServer {
             let session = context.session
             guard currentSettings.twinGames, !workspaceRoots(session).isEmpty else { return }
             workspaceTwins.scheduleRefresh { [self] in
-                workspaceFiles(session)
+                // The open documents' files are left out: they are read from the documents.
+                let found = workspaceFiles(session, leavingOut: server.documents.uris)
+                logWorkspaceNotes(found.notes, of: "the index of the workspace's games")
+                return found.files
             } open: { [self] in
                 Set(server.documents.uris)
             } changed: { [self] in
@@ -36,6 +39,8 @@ extension PGNLanguageServer {
                 let documents = server.documents
                 let ready = documents.uris.filter { uri in documents[uri].map(analyzer.hasAnalysis) ?? false }
                 if !ready.isEmpty { republish(ready, of: documents, session) }
+            } leftOut: { [self] notes in
+                logWorkspaceNotes(notes, of: "the index of the workspace's games")
             }
         }
     }
@@ -105,7 +110,7 @@ extension PGNLanguageServer {
     private static func elsewhereTwin(
         _ game: PlacedGame, index: Int, of uri: DocumentURI, kept: (uri: DocumentURI, game: WorkspaceTwinIndex.Game)
     ) -> ElsewhereTwin {
-        let name = URL(string: kept.uri)?.lastPathComponent ?? kept.uri
+        let name = FileURI.name(kept.uri)
         let other = "game \(kept.game.index + 1) of \(name)"
         let (plies, keptPlies) = (game.analysis.twinKey?.plies ?? 0, kept.game.key.plies)
         let shorter = keptPlies > plies
@@ -135,9 +140,7 @@ extension PGNLanguageServer {
         else { return nil }
         let copy = analysis.games[index]
         let isOpen = context.documents[twin.uri] != nil
-        guard let url = URL(string: twin.uri),
-            let other = context.documents[twin.uri] ?? Self.diskDocument(url)
-        else { return nil }
+        guard let other = context.documents[twin.uri] ?? Self.diskDocument(twin.uri) else { return nil }
         let source = SourceText(other.bytes)
         let games = source.bytes.withUnsafeBufferPointer { Parser($0) }.games
         guard twin.keptGame < games.count, let last = games[twin.keptGame].tags.last?.range.upperBound else {

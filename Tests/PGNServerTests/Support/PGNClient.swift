@@ -1,7 +1,8 @@
 import Foundation
 import LanguageServer
-import PGNServer
 import TestSupport
+
+@testable import PGNServer
 
 /// What the feature tests share: a new PGN server behind the in-memory client, with one
 /// document open, and the JSON of positions and ranges as the protocol writes them.
@@ -24,12 +25,37 @@ extension TestClient {
 func withWorkspace(
     club text: String, capabilities: JSONValue = [:], _ body: (TestClient, URL) async throws -> Void
 ) async throws {
+    try await withWorkspaceFolder(capabilities: capabilities) { folder in
+        try text.write(to: folder.appendingPathComponent("club.pgn"), atomically: true, encoding: .utf8)
+    } _: { client, folder, _ in
+        try await body(client, folder.appendingPathComponent("club.pgn"))
+    }
+}
+
+/// A new folder, and one beside it for what the workspace must not reach, both removed by
+/// `body`'s end; `prepare` gets them to make their files, then `body` gets a client of a new
+/// PGN server initialized with the first as its workspace, the folder and the server.
+func withWorkspaceFolder(
+    capabilities: JSONValue = [:], pieceSize: Int = FilePieces.size, readingTime: Duration = .seconds(4),
+    prepare: (_ folder: URL, _ outside: URL) throws -> Void,
+    _ body: (TestClient, URL, PGNLanguageServer) async throws -> Void
+) async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgn-workspace-\(UUID())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("club.pgn")
-    try text.write(to: file, atomically: true, encoding: .utf8)
-    let client = TestClient { PGNLanguageServer(server: $0).register() }
+    let outside = URL(fileURLWithPath: folder.path + "-outside")
+    for made in [folder, outside] {
+        try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+    }
+    defer {
+        try? FileManager.default.removeItem(at: folder)
+        try? FileManager.default.removeItem(at: outside)
+    }
+    try prepare(folder, outside)
+    let box = Locked<PGNLanguageServer?>(nil)
+    let client = TestClient { server in
+        let pgn = PGNLanguageServer(server: server, workspacePieceSize: pieceSize, workspaceReadingTime: readingTime)
+        pgn.register()
+        box.withLock { $0 = pgn }
+    }
     _ = try await client.result(
         "initialize",
         [
@@ -37,7 +63,30 @@ func withWorkspace(
             "workspaceFolders": [["uri": .string(folder.absoluteString), "name": "club"]],
         ])
     client.notify("initialized", [:])
-    try await body(client, file)
+    try await body(client, folder, box.withLock { $0 }!)
+}
+
+/// The same, without what lies outside the workspace.
+func withWorkspaceFolder(
+    capabilities: JSONValue = [:], pieceSize: Int = FilePieces.size, readingTime: Duration = .seconds(4),
+    prepare: (_ folder: URL) throws -> Void, _ body: (TestClient, URL, PGNLanguageServer) async throws -> Void
+) async throws {
+    try await withWorkspaceFolder(
+        capabilities: capabilities, pieceSize: pieceSize, readingTime: readingTime,
+        prepare: { folder, _ in try prepare(folder) }, body)
+}
+
+extension TestClient {
+    /// The text of the first `window/logMessage` or `window/showMessage` (`method`) that
+    /// contains `text`, waited for.
+    func message(_ method: String, containing text: String) async throws -> String {
+        let message = try await inbox.take("\(method) with \(text)") { message in
+            guard case .notification(method, let params) = message else { return false }
+            return params?["message"]?.stringValue?.contains(text) == true
+        }
+        guard case .notification(_, let params) = message else { return "" }
+        return params?["message"]?.stringValue ?? ""
+    }
 }
 
 /// The document the feature tests open.
