@@ -10,15 +10,17 @@ import PGN
 public enum PositionIndexStatus: Sendable, Equatable, CustomStringConvertible {
     /// The file has no position index (made by another program, or by an older pgn-lsp).
     case missing
-    /// It has one that no longer describes the games: another program changed them since, or
-    /// it was made by another version of pgn-lsp.
+    /// It has one that no longer describes the games: another program changed them or the
+    /// index's own tables since, an import stopped before its end, or it was made by another
+    /// version of pgn-lsp.
     case stale(reason: String)
     /// An import (in this or another process) is adding games: their moves are in, their
     /// opening-tree counts come at its end.
     case updating
     case current
 
-    /// Whether searches and the explorer can answer from it.
+    /// Whether searches and the explorer can answer from it (while it is being updated, from
+    /// the moves of the games stored so far).
     public var isUsable: Bool { self == .current || self == .updating }
 
     public var description: String {
@@ -29,6 +31,20 @@ public enum PositionIndexStatus: Sendable, Equatable, CustomStringConvertible {
         case .current: return "the database's position index is up to date"
         }
     }
+
+    /// What brings the index of the file at `path` up to date; nil when it is.
+    public func remedy(path: String) -> String? {
+        switch self {
+        case .current: return nil
+        case .updating: return "the import brings it up to date at its end"
+        case .missing, .stale: return "build it with: pgn-lsp index --db \(path)"
+        }
+    }
+
+    /// Why an import's index is out of date when the import stopped before its end (killed,
+    /// or the machine stopped).
+    public static let interrupted = PositionIndexStatus.stale(
+        reason: "an import stopped before it had finished adding games to it")
 }
 
 extension GameDatabase {
@@ -37,14 +53,39 @@ extension GameDatabase {
     public func positionIndexStatus() throws -> PositionIndexStatus {
         try run { db in
             _ = try readLayout(db)
-            return try GameDatabase.positionIndexStatus(db)
+            return try checkedPositionIndexStatus(db)
         }
     }
 
-    static func positionIndexStatus(_ db: Database) throws -> PositionIndexStatus {
+    /// `positionIndexStatus(_:)`, read in one read transaction unless one is open. A
+    /// connection that only reads remembers the last time it found the index current, by the
+    /// file's data version: until another connection writes, it is current still.
+    func checkedPositionIndexStatus(_ db: Database) throws -> PositionIndexStatus {
+        if db.isInsideTransaction { return try positionIndexStatus(db) }
+        var status = PositionIndexStatus.missing
+        try db.inTransaction(.deferred) {
+            let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+            if options.readOnly, let version, version == verifiedDataVersion {
+                status = .current
+                return .commit
+            }
+            status = try positionIndexStatus(db)
+            if options.readOnly && status == .current { verifiedDataVersion = version }
+            return .commit
+        }
+        return status
+    }
+
+    /// The status, read inside the caller's transaction: the index's tables and triggers,
+    /// its state, the lock of an import that is adding games, and whether another program
+    /// wrote the file since pgn-lsp last wrote the index (`PositionIndex`).
+    func positionIndexStatus(_ db: Database) throws -> PositionIndexStatus {
         let objects = try Row.fetchAll(
-            db, sql: "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name LIKE 'Position%'"
-        )
+            db,
+            sql: """
+                SELECT type, name FROM sqlite_master WHERE (type IN ('table', 'trigger') AND name LIKE 'Position%') \
+                OR (type = 'index' AND tbl_name = 'Games')
+                """)
         let names = Set(objects.map { $0["name"] as String })
         let tables = PositionIndex.tables.filter { names.contains($0) }
         if tables.isEmpty && !PositionIndex.formerTables.contains(where: names.contains) { return .missing }
@@ -54,28 +95,101 @@ extension GameDatabase {
         if tables.count < PositionIndex.tables.count {
             return .stale(reason: "some of its tables are missing")
         }
+        guard
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM PositionIndexState"),
+            let version = row["Version"] as Int?, let depth = row["Depth"] as Int?
+        else { return .stale(reason: "its state is missing") }
+        if version != PositionIndex.version || depth != PositionIndex.treeDepth {
+            return .stale(reason: "made by another version of pgn-lsp")
+        }
         if PositionIndex.triggers.contains(where: { !names.contains($0) }) {
             return .stale(reason: "the triggers that follow changes to the games are gone")
         }
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT Version, Depth, Changes, Indexed, Updater FROM PositionIndexState")
-        else { return .stale(reason: "its state is missing") }
-        let version: Int = row["Version"]
-        let depth: Int = row["Depth"]
-        if version != PositionIndex.version || depth != PositionIndex.treeDepth {
-            return .stale(reason: "made by another version of pgn-lsp")
+        if PositionIndex.editTriggers.contains(where: { !names.contains($0.name) }) {
+            return .stale(reason: "the triggers that follow changes to its own tables are gone")
         }
         let changes: Int64 = row["Changes"]
         let indexed: Int64 = row["Indexed"]
         let updater: Int64 = row["Updater"]
-        if changes != indexed && updater != 0 && processIsAlive(updater) { return .updating }
+        let edits: Int64 = row["Edits"]
+        if edits != 0 {
+            return .stale(reason: "\(counted(edits, "change")) to its own tables by another program")
+        }
+        if updater != 0 {
+            // An import that runs holds its lock, with the token it wrote in the state.
+            guard ImportLock.holder(of: path) == .running(token: updater) else { return .interrupted }
+            let others = changes - indexed - (row["Adding"] as Int64)
+            if others != 0 {
+                return .stale(reason: "\(counted(others, "change")) to the games by another program during an import")
+            }
+            return .updating
+        }
         if changes != indexed {
-            let count = changes - indexed
             return .stale(
-                reason: "\(count) change\(count == 1 ? "" : "s") to the games since it was built, by another program")
+                reason: "\(counted(changes - indexed, "change")) to the games since it was built, by another program")
+        }
+        // No program wrote the file since pgn-lsp's last write of the index.
+        let stamp: Int64 = row["Stamp"]
+        if let header = GameDatabase.fileHeader(db), !header.writeAheadLog, Int64(header.changeCounter) == stamp {
+            return .current
+        }
+        // Another program did: what it did to the games, the triggers counted, unless it wrote
+        // with them turned off. Games added or removed so show in the highest ID and the count
+        // (read from an index of the table, not from its rows: counted only when it has one).
+        let rows: Int64 = row["GameRows"]
+        let last: Int64 = row["LastGame"]
+        let lastNow = try Int64.fetchOne(db, sql: "SELECT MAX(ID) FROM Games") ?? 0
+        let hasIndex = objects.contains { ($0["type"] as String) == "index" }
+        let rowsNow = hasIndex ? try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0 : rows
+        if lastNow != last || rowsNow != rows {
+            let figures =
+                rowsNow != rows
+                ? "\(counted(rowsNow, "game")) now, \(Figures.grouped(Int(rows))) in the index"
+                : "the last ID \(lastNow) now, \(last) in the index"
+            return .stale(
+                reason: "games added or removed by another program that wrote with the triggers turned off: \(figures)")
         }
         return .current
+    }
+
+    /// The header of the file, read through SQLite's handle: its change counter, and whether
+    /// the file keeps a write-ahead log (its header then does not change with each write).
+    static func fileHeader(_ db: Database) -> (changeCounter: UInt32, writeAheadLog: Bool)? {
+        var counter: UInt32 = 0
+        var writeAheadLog: Int32 = 0
+        guard cstorage_file_header(db.sqliteConnection, &counter, &writeAheadLog) == SQLITE_OK else { return nil }
+        return (counter, writeAheadLog != 0)
+    }
+
+    /// The `Stamp` a write transaction of pgn-lsp's records, from the header as it was when the
+    /// transaction began (the file's change counter once it commits: each transaction that
+    /// writes raises it by one); 0, which no header matches, where the header does not tell.
+    static func stamp(after header: (changeCounter: UInt32, writeAheadLog: Bool)?) -> Int64 {
+        guard let header, !header.writeAheadLog else { return 0 }
+        return Int64(header.changeCounter &+ 1)
+    }
+
+    /// Inside a transaction of pgn-lsp's that does not write the index (the search indexes
+    /// dropped or built), called before it writes anything: the stamp to record at its end
+    /// (`keepStamp`) when no other program wrote the file since pgn-lsp last wrote the index,
+    /// so that the index's readers still know that; else nil.
+    static func unchangedStamp(_ db: Database) throws -> Int64? {
+        guard try db.tableExists("PositionIndexState"),
+            try db.columns(in: "PositionIndexState").contains(where: { $0.name == "Stamp" }),
+            let header = fileHeader(db), !header.writeAheadLog,
+            try Int64.fetchOne(db, sql: "SELECT Stamp FROM PositionIndexState") == Int64(header.changeCounter)
+        else { return nil }
+        return stamp(after: header)
+    }
+
+    static func keepStamp(_ db: Database, _ stamp: Int64?) throws {
+        guard let stamp else { return }
+        try db.execute(sql: "UPDATE PositionIndexState SET Stamp = ?", arguments: [stamp])
+    }
+
+    /// `1 change`, `2,345 changes`.
+    func counted(_ count: Int64, _ noun: String) -> String {
+        "\(Figures.grouped(Int(count))) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// Builds the position index from every game of the file, replacing the one there is, in
@@ -86,56 +200,85 @@ extension GameDatabase {
         try run { db in
             var indexed = 0
             try db.inTransaction(.immediate) {
+                let header = GameDatabase.fileHeader(db)
                 // Any file with games: the index reads IDs, start positions, moves, results
                 // and ratings only.
                 let layout = try readLayout(db)
                 try db.execute(sql: PositionIndex.dropSQL)
                 try db.execute(sql: PositionIndex.schemaSQL)
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") ?? 0
-                var writer = try PositionIndexWriter(db)
-                var after: Int64? = nil
-                let chunk = 4096
-                while true {
-                    let rows = try fetchMoveRows(db, layout: layout, afterID: after, limit: chunk)
-                    guard let last = rows.last else { break }
-                    after = last.id
-                    for (row, mainline) in zip(rows, GameDatabase.mainlines(of: rows, layout: layout)) {
-                        guard let mainline else { continue }
-                        try writer.add(
-                            gameID: row.id, moves: mainline.codes, fen: mainline.fen, final: mainline.final,
-                            hashes: mainline.hashes)
-                        indexed += 1
+                try PositionIndex.withoutEditTriggers(of: PositionIndex.tables, db) {
+                    var writer = try PositionIndexWriter(db)
+                    var after: Int64? = nil
+                    let chunk = 4096
+                    while true {
+                        let rows = try fetchMoveRows(db, layout: layout, afterID: after, limit: chunk)
+                        guard let last = rows.last else { break }
+                        after = last.id
+                        for (row, mainline) in zip(rows, GameDatabase.mainlines(of: rows, layout: layout)) {
+                            guard let mainline else { continue }
+                            try writer.add(
+                                gameID: row.id, moves: mainline.codes, fen: mainline.fen, final: mainline.final,
+                                hashes: mainline.hashes)
+                            indexed += 1
+                        }
+                        progress?(indexed, total)
                     }
-                    progress?(indexed, total)
+                    try PositionTreeBuilder.rebuild(db)
                 }
-                try PositionTreeBuilder.rebuild(db)
                 // Games whose moves could not be read are left out, and counted all the same.
-                try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes, Updater = 0")
+                try db.execute(
+                    sql: """
+                        UPDATE PositionIndexState SET Indexed = Changes, Updater = 0, Adding = 0, Edits = 0, \
+                        GameRows = ?, LastGame = (SELECT IFNULL(MAX(ID), 0) FROM Games), Stamp = ?
+                        """, arguments: [total, GameDatabase.stamp(after: header)])
                 return .commit
             }
+            // The lock file an import killed before its end left beside the database.
+            ImportLock.removeIfUnheld(database: path)
             return indexed
         }
     }
 
-    /// Whether a process with this ID runs on this machine.
-    static func processIsAlive(_ id: Int64) -> Bool {
-        guard id > 0, id <= Int64(Int32.max) else { return false }
-        return kill(pid_t(id), 0) == 0 || errno == EPERM
-    }
-
     /// The writer that adds a write's games to the position index, or nil when the index is
     /// missing or out of date (it is then built again as a whole, `buildPositionIndex`).
+    /// Called before the transaction writes anything: it reads the header as the transaction
+    /// found it.
     func positionIndexWriter(_ db: Database) throws -> PositionIndexWriter? {
-        let status = try GameDatabase.positionIndexStatus(db)
-        if deferredPositionTree != nil {
-            // An import: keys now, the tree at its end.
-            guard status == .current || (status == .updating && deferredPositionTree!.started) else { return nil }
-            var writer = try PositionIndexWriter(db)
+        let header = GameDatabase.fileHeader(db)
+        if let deferred = deferredPositionTree {
+            // An import: keys now, the tree at its end. Once it started, the index must still
+            // be the one it is adding to: its token in the state, no other change since.
+            if deferred.started {
+                guard try importStillOwnsIndex(db, token: deferred.token) else { return nil }
+            } else {
+                guard try positionIndexStatus(db) == .current else { return nil }
+            }
+            var writer = try PositionIndexWriter(db, stamp: GameDatabase.stamp(after: header))
             try db.execute(sql: "DROP TRIGGER PositionIndexGameAdded")
+            try db.execute(sql: "DROP TRIGGER PositionIndexMovesAdded")
             writer.countsAdded = true
             return writer
         }
-        return status == .current ? try PositionIndexWriter(db, incremental: true) : nil
+        guard try positionIndexStatus(db) == .current else { return nil }
+        return try PositionIndexWriter(db, incremental: true, stamp: GameDatabase.stamp(after: header))
+    }
+
+    /// Whether the index is still as the import with this token left it after its last
+    /// transaction: its token in the state, and no change by anyone else to the games or to
+    /// the index's tables. Asked by the import itself, which holds the lock (or could not
+    /// have one, on a file system without locks).
+    func importStillOwnsIndex(_ db: Database, token: Int64) throws -> Bool {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT Changes, Indexed, Adding, Edits, Updater FROM PositionIndexState")
+        else { return false }
+        let changes: Int64 = row[0]
+        let indexed: Int64 = row[1]
+        let adding: Int64 = row[2]
+        let edits: Int64 = row[3]
+        let updater: Int64 = row[4]
+        return updater == token && edits == 0 && changes - indexed == adding
     }
 
     /// Ends a write's part in the index: the tree brought up to date for these games, or (in an
@@ -144,17 +287,29 @@ extension GameDatabase {
         var writer = writer
         if writer.countsAdded {
             try db.execute(sql: PositionIndex.addedTriggerSQL)
+            try db.execute(sql: PositionIndex.movesAddedTriggerSQL)
             try db.execute(sql: "UPDATE PositionIndexState SET Changes = Changes + ?", arguments: [writer.games])
         }
         guard var deferred = deferredPositionTree else {
             try writer.updateTree(db)
-            try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Indexed + ?", arguments: [writer.games])
+            // The edit triggers counted this transaction's own rows.
+            try db.execute(
+                sql: """
+                    UPDATE PositionIndexState SET Indexed = Indexed + ?1, Edits = 0, GameRows = GameRows + ?1, \
+                    LastGame = (SELECT IFNULL(MAX(ID), 0) FROM Games), Stamp = ?2
+                    """, arguments: [writer.games, writer.stamp])
             return
         }
         if writer.games > 0 && !deferred.started {
-            try db.execute(sql: "UPDATE PositionIndexState SET Updater = ?", arguments: [getpid()])
+            try db.execute(
+                sql: "UPDATE PositionIndexState SET Updater = ?, Adding = 0", arguments: [deferred.token])
             deferred.started = true
         }
+        try db.execute(
+            sql: """
+                UPDATE PositionIndexState SET Adding = Adding + ?1, GameRows = GameRows + ?1, \
+                LastGame = (SELECT IFNULL(MAX(ID), 0) FROM Games), Stamp = ?2
+                """, arguments: [writer.games, writer.stamp])
         deferred.games += writer.games
         deferredPositionTree = deferred
     }
@@ -163,8 +318,13 @@ extension GameDatabase {
     /// transaction adds the games' keys only. Also after a failure, for the transactions
     /// committed before it (the imports of the files before a missing one), unless another
     /// program holds the file. When the count of changes shows that a transaction the import
-    /// counted did not commit, or that another program changed the games meanwhile, the index
-    /// is left out of date (built again later).
+    /// counted did not commit, or that another program changed the games or the index
+    /// meanwhile, the index is left out of date (built again later).
+    ///
+    /// Meanwhile the import holds the file's `ImportLock`, and its token is in the state:
+    /// readers see the index as being updated while it runs, and as out of date if it stops
+    /// before its end. Another import that holds the lock already is adding games to the
+    /// index: this one's games are then left to a build of the whole index.
     ///
     /// A small import into a large file (fewer games, by `totalBytes`, than a tenth of those
     /// it has) brings the tree up to date transaction by transaction instead, as saves do:
@@ -173,16 +333,29 @@ extension GameDatabase {
         guard deferredPositionTree == nil else { return try body() }
         let (before, stored) = try run { db -> (Int64?, Int64) in
             let changes =
-                try GameDatabase.positionIndexStatus(db) == .current
+                try checkedPositionIndexStatus(db) == .current
                 ? try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") : nil
             return (changes, try Int64.fetchOne(db, sql: "SELECT MAX(ID) FROM Games") ?? 0)
         }
         // About 700 bytes of PGN a game (less with no comments, more with clocks).
         if let totalBytes, Int64(totalBytes / 700) * 10 < stored { return try body() }
+        let token = Int64.random(in: 1...Int64.max)
+        var lock: ImportLock?
+        if before != nil {
+            switch ImportLock.acquire(database: path, token: token, timeout: min(options.busyTimeout, 0.25)) {
+            case .acquired(let acquired): lock = acquired
+            case .heldByAnother: return try body()
+            // Readers will take the import for interrupted, and not answer from the index.
+            case .unavailable: break
+            }
+        }
+        // Let go once the tree is built, or when the import fails.
+        defer { lock?.release() }
         // Into a file without games, the writer keeps each game's result and rating aside:
         // the tree ranks the games from them, not from `Games`.
         treeRankedFromImportedResults = false
         deferredPositionTree = DeferredTree(
+            token: token,
             imported: before != nil && stored == 0 ? try? run { db in try ImportedResults(near: db) } : nil)
         let outcome = Result { try body() }
         let deferred = deferredPositionTree!
@@ -192,8 +365,10 @@ extension GameDatabase {
         do {
             try run { db in
                 try db.inTransaction(.immediate) {
+                    let header = GameDatabase.fileHeader(db)
                     let changes = try Int64.fetchOne(db, sql: "SELECT Changes FROM PositionIndexState") ?? -1
-                    if changes == before + Int64(deferred.games) {
+                    let owned = try importStillOwnsIndex(db, token: token)
+                    if owned && changes == before + Int64(deferred.games) {
                         // What the import's pipeline held goes back to the system first, and
                         // the names looked up, which the next write finds again in the tables.
                         self.forgetNames()
@@ -214,11 +389,20 @@ extension GameDatabase {
                         cstorage_release_free_memory()
                         // And what the build held goes back before the search indexes are built.
                         defer { cstorage_release_free_memory() }
-                        self.treeRankedFromImportedResults = try PositionTreeBuilder.rebuild(
-                            db, imported: deferred.imported)
-                        try db.execute(sql: "UPDATE PositionIndexState SET Indexed = Changes")
+                        self.treeRankedFromImportedResults = try PositionIndex.withoutEditTriggers(
+                            of: ["PositionTree", "PositionSingles"], db
+                        ) {
+                            try PositionTreeBuilder.rebuild(db, imported: deferred.imported)
+                        }
+                        try db.execute(
+                            sql: "UPDATE PositionIndexState SET Indexed = Changes, Stamp = ?",
+                            arguments: [GameDatabase.stamp(after: header)])
                     }
-                    try db.execute(sql: "UPDATE PositionIndexState SET Updater = 0")
+                    // Its token leaves the state; when the tree was not built, the changes it
+                    // counted show the index out of date.
+                    try db.execute(
+                        sql: "UPDATE PositionIndexState SET Updater = 0, Adding = 0 WHERE Updater = ?",
+                        arguments: [token])
                     return .commit
                 }
             }
@@ -329,6 +513,8 @@ struct PositionIndexWriter {
     let insertMoves: PreparedStatement
     /// Whether `updateTree` brings the tree up to date for the games added.
     let incremental: Bool
+    /// The `Stamp` its transaction records (`GameDatabase.stamp(after:)`).
+    let stamp: Int64
     /// Games added since the writer was made.
     var games = 0
     /// Whether the games added are counted in `PositionIndexState.Changes` by
@@ -338,10 +524,11 @@ struct PositionIndexWriter {
     /// positions and their results, for `updateTree`.
     var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []
 
-    init(_ db: Database, incremental: Bool = false) throws {
+    init(_ db: Database, incremental: Bool = false, stamp: Int64 = 0) throws {
         insertMoves = try PreparedStatement(
             db, "INSERT OR REPLACE INTO PositionMoves (GameID, Moves, FEN, Final) VALUES (?, ?, ?, ?)")
         self.incremental = incremental
+        self.stamp = stamp
     }
 
     /// Adds a game: its moves' two-byte codes (`Moves2`, current promotion codes), its FEN

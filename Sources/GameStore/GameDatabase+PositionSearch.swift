@@ -126,8 +126,14 @@ extension GameDatabase {
     /// Throws when the position index is missing or out of date.
     public func explore(_ position: Position, line: [Position] = []) throws -> ExplorerAnswer {
         let key = PositionIndex.key(position.hash)
+        // While an import adds games, the tree has not their counts yet: the moves of the
+        // games stored so far are replayed instead.
+        var replayed = false
         var rows = try run { db -> [(next: Int64, counts: [Int], bestGame: Int64?, bestElo: Int?)] in
-            try requireCurrentIndex(db)
+            if try requireCurrentIndex(db) == .updating {
+                replayed = true
+                return []
+            }
             // Each value read as the index writes it, bounded: the file may come from elsewhere.
             return try Row.fetchAll(
                 db,
@@ -143,11 +149,13 @@ extension GameDatabase {
             }
         }
         if rows.isEmpty {
-            // No row: one game at most reaches it (more while an import is adding games): the
-            // one that left the others' paths on this line, else none if the filter of single
-            // positions says so, else a replay of the games tells.
+            // No row: one game at most reaches it, the one that left the others' paths on this
+            // line, else none if the filter of single positions says so, else a replay of the
+            // games tells (as it does at once while an import adds games).
             let sightings: [Sighting]
-            if let single = try singleGame(reaching: key, line: line) {
+            if replayed {
+                sightings = try scan(for: position, plies: PositionIndex.treeDepth)
+            } else if let single = try singleGame(reaching: key, line: line) {
                 sightings = [single]
             } else if try !singlesMayHold(key) {
                 return ExplorerAnswer()
@@ -251,9 +259,13 @@ extension GameDatabase {
         }
     }
 
-    func requireCurrentIndex(_ db: Database) throws {
-        let status = try GameDatabase.positionIndexStatus(db)
+    /// The status of a usable index (`.current`, or `.updating` while an import adds games);
+    /// throws for any other.
+    @discardableResult
+    func requireCurrentIndex(_ db: Database) throws -> PositionIndexStatus {
+        let status = try checkedPositionIndexStatus(db)
         guard status.isUsable else { throw GameStoreError.positionIndex(path: path, status: status) }
+        return status
     }
 
     /// The game that reaches `key` after leaving, on `line`, the path of all other games: the

@@ -63,9 +63,11 @@ extension GameDatabase {
                 guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Games") == 0,
                     try GameDatabase.indexNames(db).contains("GamesIdentity")
                 else { return .commit }
+                let stamp = try GameDatabase.unchangedStamp(db)
                 for index in GameDatabase.searchIndexes + [GameDatabase.identityIndex] {
                     try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
                 }
+                try GameDatabase.keepStamp(db, stamp)
                 dropped = true
                 return .commit
             }
@@ -112,9 +114,11 @@ extension GameDatabase {
         try db.inTransaction(.immediate) {
             // Looked up again under the lock: another import may have built them meanwhile.
             let names = try GameDatabase.indexNames(db)
+            let stamp = try GameDatabase.unchangedStamp(db)
             for index in all where !names.contains(index.name) {
                 try db.execute(sql: index.sql)
             }
+            try GameDatabase.keepStamp(db, stamp)
             return .commit
         }
         identityIndexDeferred = false

@@ -139,13 +139,13 @@ extension GameDatabase {
         var done = 0
         let layout = try self.layout ?? checkWritable(db)
         self.layout = layout
+        // Kept up to date game by game while it describes the games; one that does not is
+        // built again as a whole (`buildPositionIndex`). Asked before anything is written.
+        var positionIndex = try positionIndexWriter(db)
         try refreshCaches(db)
         try buildIdentityIndexIfNeeded(db)
         var counts = self.counts!
         var report = StoreReport()
-        // Kept up to date game by game while it describes the games; one that does not is
-        // built again as a whole (`buildPositionIndex`).
-        var positionIndex = try positionIndexWriter(db)
 
         let insertPlayer = try PreparedStatement(db, "INSERT OR IGNORE INTO Players (Name, Elo) VALUES (?, ?)")
         let selectPlayer = try PreparedStatement(db, "SELECT ID FROM Players WHERE Name = ?")

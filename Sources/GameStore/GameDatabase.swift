@@ -82,7 +82,13 @@ public final class GameDatabase: @unchecked Sendable {
     /// Which optional columns and tables the file has (files made by other programs may lack some).
     var layout: WriteLayout?
 
+    /// A connection that only reads: its `PRAGMA data_version` when it last found the
+    /// position index current (`checkedPositionIndexStatus`).
+    var verifiedDataVersion: Int64?
+
     struct DeferredTree {
+        /// What the import writes in `PositionIndexState.Updater` and in its `ImportLock`.
+        var token: Int64
         /// Whether a game was written (and `Updater` set).
         var started = false
         /// Games whose keys were written.

@@ -29,17 +29,24 @@ import GRDB
 /// - `PositionSingles`: a Bloom filter of the keys of the positions of the first `treeDepth`
 ///   plies, in blocks of 4 KB (16 bits a key). Asked only for positions without rows: a key
 ///   it does not hold is reached by no game (a novelty), answered without replaying the games.
-/// - `PositionIndexState`: the version of the layout, and two counters that tell whether the
-///   index still describes the games: triggers on `Games` count every insert, delete and change
-///   of moves, start position, result or ratings by any program (`Changes`); pgn-lsp sets
-///   `Indexed` to that count whenever it brought the index up to date. An import writes the
-///   moves as it goes and the tree at its end: meanwhile `Updater` holds its process ID, and
-///   readers see the index as being updated.
+/// - `PositionIndexState`: the version of the layout, and what tells whether the index still
+///   describes the games (`GameDatabase.positionIndexStatus`): triggers on `Games` count every
+///   insert, delete and change of moves, start position, result or ratings by any program
+///   (`Changes`), and pgn-lsp sets `Indexed` to that count whenever it brought the index up to
+///   date; triggers on the index's own tables count the changes other programs make to them
+///   (`Edits`: pgn-lsp's own writes leave it at 0). `GameRows` and `LastGame` are the number
+///   of games and the highest ID when pgn-lsp last wrote the index, and `Stamp` the file
+///   change counter its last write left in the database header: while the header still holds
+///   it, no program wrote the file since; when it does not, the count and the highest ID are
+///   compared too, which notices games added or removed by a program that wrote with the
+///   triggers turned off. An import writes the moves as it goes and the tree at its end:
+///   meanwhile `Updater` holds a token of its own, which the file of its `ImportLock` holds
+///   too while the import runs, and `Adding` the games it added.
 public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 5
+    static let version = 6
     /// `Next` of the tree rows of games that ended in the position.
     static let ended: Int64 = -1
 
@@ -62,7 +69,9 @@ public enum PositionIndex {
         CREATE TABLE PositionSingles (Block INTEGER PRIMARY KEY, Bits BLOB NOT NULL);
         CREATE TABLE PositionIndexState (
             Version INTEGER NOT NULL, Depth INTEGER NOT NULL, Changes INTEGER NOT NULL, Indexed INTEGER NOT NULL,
-            Updater INTEGER NOT NULL DEFAULT 0, SingleBlocks INTEGER NOT NULL DEFAULT 0);
+            Updater INTEGER NOT NULL DEFAULT 0, SingleBlocks INTEGER NOT NULL DEFAULT 0,
+            Adding INTEGER NOT NULL DEFAULT 0, Edits INTEGER NOT NULL DEFAULT 0,
+            GameRows INTEGER NOT NULL DEFAULT 0, LastGame INTEGER NOT NULL DEFAULT 0, Stamp INTEGER NOT NULL DEFAULT 0);
         INSERT INTO PositionIndexState (Version, Depth, Changes, Indexed) VALUES (\(version), \(treeDepth), 0, 0);
         \(addedTriggerSQL)
         CREATE TRIGGER PositionIndexGameRemoved AFTER DELETE ON Games
@@ -70,6 +79,7 @@ public enum PositionIndex {
         CREATE TRIGGER PositionIndexGameChanged
             AFTER UPDATE OF ID, Moves, Moves2, FEN, Result, WhiteElo, BlackElo ON Games
             BEGIN UPDATE PositionIndexState SET Changes = Changes + 1; END;
+        \(editTriggers.map(\.sql).joined(separator: "\n"))
         """
 
     /// The trigger that counts games added. An import drops it in each of its transactions and
@@ -80,11 +90,48 @@ public enum PositionIndex {
             BEGIN UPDATE PositionIndexState SET Changes = Changes + 1; END;
         """
 
+    /// The triggers that count the rows of the index's own tables that are added, removed or
+    /// changed (`Edits`), by name. pgn-lsp's saves let them run and set `Edits` back to 0 in
+    /// the same transaction; its imports and builds, which write rows by the million, drop
+    /// those of the tables they write for the length of their transaction.
+    static let editTriggers: [(name: String, sql: String)] = [
+        ("PositionMoves", "Moves"), ("PositionTree", "Tree"), ("PositionSingles", "Singles"),
+    ].flatMap { table, short in
+        [("Added", "INSERT"), ("Removed", "DELETE"), ("Changed", "UPDATE")].map { what, event in
+            let name = "PositionIndex\(short)\(what)"
+            return (
+                name,
+                "CREATE TRIGGER \(name) AFTER \(event) ON \(table) BEGIN UPDATE PositionIndexState SET Edits = Edits + 1; END;"
+            )
+        }
+    }
+
+    /// The edit trigger that counts rows added to `PositionMoves`: an import drops it with
+    /// `PositionIndexGameAdded`, in each of its transactions.
+    static let movesAddedTriggerSQL = editTriggers.first { $0.name == "PositionIndexMovesAdded" }!.sql
+
+    /// The edit triggers of these tables.
+    static func editTriggers(of tables: [String]) -> [(name: String, sql: String)] {
+        editTriggers.filter { trigger in
+            tables.contains { trigger.sql.contains(" ON \($0) ") }
+        }
+    }
+
+    /// Runs `body` (inside a transaction) with the edit triggers of `tables` dropped, and
+    /// makes them again after it.
+    static func withoutEditTriggers<T>(of tables: [String], _ db: Database, _ body: () throws -> T) throws -> T {
+        let triggers = editTriggers(of: tables)
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.name)") }
+        let result = try body()
+        for trigger in triggers { try db.execute(sql: trigger.sql) }
+        return result
+    }
+
     /// Tables of earlier layouts, dropped with the index.
     static let formerTables = ["PositionKeys"]
 
     static let dropSQL =
-        triggers.map { "DROP TRIGGER IF EXISTS \($0);" }.joined(separator: "\n") + "\n"
+        (triggers + editTriggers.map(\.name)).map { "DROP TRIGGER IF EXISTS \($0);" }.joined(separator: "\n") + "\n"
         + (tables + formerTables).map { "DROP TABLE IF EXISTS \($0);" }.joined(separator: "\n")
 
     /// The key of a position.

@@ -11,8 +11,9 @@ struct Index: ParsableCommand {
             The index lives in tables of its own in the same file (En Croissant and ocgdb still \
             open it and see the same games). `import` and the editor's save actions keep it up \
             to date; this command builds it for files made by other programs, or again after \
-            another program changed the games. With --check, only says whether it is up to date \
-            (exit status 1 when it is not).
+            another program changed the games or the index, or after an import that stopped \
+            before its end. With --check, only says whether it is up to date, and if not, why and \
+            what to do (exit status 1 when it is not).
             """)
 
     @Option(help: "The database file.")
@@ -35,7 +36,7 @@ struct Index: ParsableCommand {
             } catch {
                 throw ValidationError("\(error)")
             }
-            print("\(db): \(status)")
+            print("\(db): \(status)" + (status.remedy(path: db).map { "; \($0)" } ?? ""))
             if status != .current { throw ExitCode(1) }
             return
         }
@@ -48,6 +49,19 @@ struct Index: ParsableCommand {
             database = try GameDatabase(path: db, options: options)
         } catch {
             throw ValidationError("\(error)")
+        }
+        if !remove {
+            let status: PositionIndexStatus
+            do {
+                status = try database.positionIndexStatus()
+            } catch {
+                throw ValidationError("\(error)")
+            }
+            if status == .updating {
+                // Built now, it would be made again at the import's end.
+                writeToStandardError("\(db): \(status); \(status.remedy(path: db)!)\n")
+                throw ExitCode(1)
+            }
         }
         let start = ContinuousClock.now
         let bar = ProgressBar(enabled: isatty(2) == 1)
@@ -337,11 +351,13 @@ struct PositionKeyText {
 }
 
 /// Opens a database for a search, and builds its position index first when it is missing or
-/// out of date and the file can be written (else says how to build it).
+/// out of date and the file can be written (else says how to build it). While an import adds
+/// games, says that the answer covers the games stored so far.
 func openIndexed(_ path: String) throws -> GameDatabase {
     do {
         let reader = try GameDatabase.openForReading(path: path)
         let status = try reader.positionIndexStatus()
+        if status == .updating { writeToStandardError("\(status): the answer covers the games stored so far\n") }
         if status.isUsable { return reader }
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw GameStoreError.positionIndex(path: path, status: status)

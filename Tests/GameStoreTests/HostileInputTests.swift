@@ -6,7 +6,8 @@ import XCTest
 
 /// Files and inputs a database must not be damaged by: another program's SQLite file, a file
 /// that is not SQLite, a device, a path with a NUL character, two programs creating the same
-/// new file at once, and a game with a hundred thousand tags.
+/// new file at once, something in the place of an import's lock file, and a game with a hundred
+/// thousand tags.
 final class HostileInputTests: XCTestCase {
     var folder: TemporaryDirectory!
 
@@ -226,6 +227,33 @@ final class HostileInputTests: XCTestCase {
             XCTAssertEqual(done.map(\.stored).reduce(0, +), 20, "attempt \(attempt)")
             XCTAssertEqual(done.map(\.duplicates).reduce(0, +), 20, "attempt \(attempt)")
         }
+    }
+
+    func testSomethingInThePlaceOfTheImportsLockFileIsLeftAsItIsAndTheIndexStillBuilt() throws {
+        let input = folder.path("games.pgn")
+        let text = (0..<50).map { "[Round \"\($0)\"]\n\n1. e4 e5 2. Nf3 Nc6 3. \($0 % 2 == 0 ? "Bb5" : "Bc4") *" }
+        try text.joined(separator: "\n\n").write(toFile: input, atomically: false, encoding: .utf8)
+        let target = folder.path("notes.txt")
+        try "kept\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let places: [(String, (String) throws -> Void)] = [
+            ("folder", { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: false) }),
+            ("link", { try FileManager.default.createSymbolicLink(atPath: $0, withDestinationPath: target) }),
+        ]
+        for (name, make) in places {
+            let path = folder.path("\(name).db3")
+            let lock = path + ImportLock.suffix
+            try make(lock)
+            // No lock to hold: the import builds the tree at its end all the same (readers
+            // meanwhile take it for interrupted, and do not answer from the index).
+            let database = try GameDatabase(path: path)
+            XCTAssertEqual(try database.importPGN(path: input).stored, 50, name)
+            XCTAssertEqual(try database.positionIndexStatus(), .current, name)
+            XCTAssertEqual(try database.explore(.startingPosition).games, 50, name)
+            XCTAssertEqual(try database.buildPositionIndex(), 50, name)
+            let kind = try FileManager.default.attributesOfItem(atPath: lock)[.type] as? FileAttributeType
+            XCTAssertEqual(kind, name == "folder" ? .typeDirectory : .typeSymbolicLink, name)
+        }
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "kept\n")
     }
 
     // MARK: Many tags

@@ -1,9 +1,10 @@
 import ChessCore
 import Foundation
 import GRDB
-import GameStore
 import TestSupport
 import XCTest
+
+@testable import GameStore
 
 /// The position index: built by import and by every save the same way as from scratch, what it
 /// counts (mainlines, first visits, transpositions, games ending in a position, castling rights
@@ -339,6 +340,219 @@ final class PositionIndexTests: XCTestCase {
             XCTAssertEqual(try database.positionIndexStatus(), .current, sql)
             XCTAssertEqual(try database.games(reaching: .startingPosition), [PositionMatch(gameID: 1, ply: 0)])
         }
+    }
+
+    // MARK: Imports that stop, programs that write behind the index's back
+
+    func status(_ path: String) throws -> PositionIndexStatus {
+        try GameDatabase.openForReading(path: path).positionIndexStatus()
+    }
+
+    /// The file change counter of the header (bytes 24–27) and the index's `Stamp`.
+    func counterAndStamp(_ path: String) throws -> (UInt32, Int64) {
+        let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(28)
+        let counter = header.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let stamp = try DatabaseQueue(path: path).read {
+            try Int64.fetchOne($0, sql: "SELECT Stamp FROM PositionIndexState")
+        }
+        return (counter, try XCTUnwrap(stamp))
+    }
+
+    func testPgnLspsOwnWritesLeaveTheHeaderAsTheIndexRecordsItAnotherProgramsDoNot() throws {
+        let path = folder.path("stamped.db3")
+        let database = try GameDatabase(path: path)
+        func assertStamped(_ what: String, line: UInt = #line) throws {
+            let (counter, stamp) = try counterAndStamp(path)
+            XCTAssertEqual(Int64(counter), stamp, what, line: line)
+            XCTAssertEqual(try status(path), .current, what, line: line)
+        }
+        // An import into a new file: its search indexes and tree built at its end.
+        _ = try database.importPGN(path: SharedMaterial.url("corpus/pgn-lsp/position-keys.pgn").path)
+        try assertStamped("import")
+        XCTAssertEqual(try database.store(games: games(["1. e4 e5 2. Nf3 Nc6 *"])).stored, 1)
+        try assertStamped("save")
+        _ = try database.buildPositionIndex()
+        try assertStamped("build")
+        // Another program's write, which the index does not read: the header no longer holds
+        // the stamp; the index is current all the same (its count and last ID checked).
+        try execute(path, "UPDATE Games SET Round = '3' WHERE ID = 1")
+        let (counter, stamp) = try counterAndStamp(path)
+        XCTAssertEqual(Int64(counter), stamp + 1)
+        XCTAssertEqual(try status(path), .current)
+        // pgn-lsp's next write of the index records the header again.
+        XCTAssertEqual(try database.store(games: games(["1. d4 d5 *"])).stored, 1)
+        try assertStamped("save after another program's write")
+    }
+
+    func testAnImportThatStoppedBeforeItsEndIsOutOfDateWhicheverProcessNowHasItsID() throws {
+        let afterE4 = try position("1. e4")
+        // What an import killed after its first transaction leaves: its mark in the state, and
+        // the games it added (counted), whose tree never came. The mark is the ID of a process
+        // that runs (as the one of a killed import, reused): the test's parent, the first
+        // process, the test itself.
+        for mark in [Int64(getppid()), 1, Int64(getpid())] {
+            let name = "stopped-\(mark).db3"
+            let path = folder.path(name)
+            let database = try makeDatabase(name, ["1. e4 e5 *", "1. e4 c5 *", "1. d4 d5 *", "1. e4 e6 *"])
+            XCTAssertEqual(try database.games(reaching: afterE4).map(\.gameID), [1, 2, 4])
+            try execute(path, "UPDATE PositionIndexState SET Updater = \(mark), Adding = 1, Changes = Changes + 1")
+            XCTAssertEqual(try status(path), .interrupted, "\(mark)")
+            XCTAssertEqual(try database.positionIndexStatus(), .interrupted, "\(mark)")
+            // Then another program removes games: no answer from the index as it was.
+            try execute(path, "DELETE FROM Games WHERE ID IN (2, 4)")
+            for database in [database, try GameDatabase.openForReading(path: path)] {
+                XCTAssertThrowsError(try database.games(reaching: afterE4)) { error in
+                    XCTAssertEqual(error as? GameStoreError, .positionIndex(path: path, status: .interrupted))
+                }
+                XCTAssertThrowsError(try database.explore(afterE4))
+            }
+            XCTAssertEqual(try database.buildPositionIndex(), 2)
+            XCTAssertEqual(try database.positionIndexStatus(), .current)
+            XCTAssertEqual(try database.games(reaching: afterE4).map(\.gameID), [1])
+            XCTAssertEqual(try database.explore(.startingPosition).games, 2)
+        }
+    }
+
+    func testAReaderTakesAnImportForRunningOnlyWhileItHoldsTheLockWithItsToken() throws {
+        let path = folder.path("running.db3")
+        let database = try makeDatabase("running.db3", ["1. e4 e5 *", "1. d4 d5 *"])
+        let token: Int64 = 0x5EED_1234_5678
+        try execute(path, "UPDATE PositionIndexState SET Updater = \(token)")
+        XCTAssertEqual(ImportLock.holder(of: path), .nobody)
+        XCTAssertEqual(try status(path), .interrupted)
+        guard case .acquired(let lock) = ImportLock.acquire(database: path, token: token, timeout: 1) else {
+            return XCTFail("the lock of a file no import holds is taken")
+        }
+        // A reader of this process opens the lock file anew: it sees the lock as another
+        // process does.
+        XCTAssertEqual(ImportLock.holder(of: path), .running(token: token))
+        XCTAssertEqual(try status(path), .updating)
+        XCTAssertEqual(try database.games(reaching: .startingPosition).count, 2)
+        guard case .heldByAnother = ImportLock.acquire(database: path, token: 7, timeout: 0.05) else {
+            return XCTFail("a second import takes the lock another holds")
+        }
+        // Every path to the file names the same lock.
+        let link = folder.path("link.db3")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        XCTAssertEqual(ImportLock.holder(of: link), .running(token: token))
+        // The lock of another import than the one that marked the state: that one stopped.
+        try execute(path, "UPDATE PositionIndexState SET Updater = 77")
+        XCTAssertEqual(try status(path), .interrupted)
+        try execute(path, "UPDATE PositionIndexState SET Updater = \(token)")
+        // Another program's change to the games while the import runs.
+        try execute(path, "DELETE FROM Games WHERE ID = 2")
+        XCTAssertEqual(
+            try status(path), .stale(reason: "1 change to the games by another program during an import"))
+        lock.release()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ImportLock.suffix))
+        XCTAssertEqual(ImportLock.holder(of: path), .nobody)
+        XCTAssertEqual(try status(path), .interrupted)
+    }
+
+    func testAKilledImportsLockFileIsTakenOverAndRemovedByTheNextBuild() throws {
+        let path = folder.path("left.db3")
+        let database = try makeDatabase("left.db3", ["1. e4 e5 *"])
+        // The file a killed import leaves: its token in it, no lock.
+        try "42 1\n".write(toFile: path + ImportLock.suffix, atomically: false, encoding: .utf8)
+        try execute(path, "UPDATE PositionIndexState SET Updater = 42")
+        XCTAssertEqual(ImportLock.holder(of: path), .nobody)
+        XCTAssertEqual(try status(path), .interrupted)
+        XCTAssertEqual(try database.buildPositionIndex(), 1)
+        XCTAssertEqual(try status(path), .current)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ImportLock.suffix))
+        // A new import takes the lock of a file left behind.
+        try "42 1\n".write(toFile: path + ImportLock.suffix, atomically: false, encoding: .utf8)
+        guard case .acquired(let lock) = ImportLock.acquire(database: path, token: 43, timeout: 1) else {
+            return XCTFail("a lock file no process holds is taken")
+        }
+        XCTAssertEqual(ImportLock.holder(of: path), .running(token: 43))
+        lock.release()
+    }
+
+    /// Runs `sql` with the triggers `names` dropped and made again from their own SQL, as a
+    /// program that rebuilds a table, or writes with the triggers turned off, leaves the file.
+    func executeWithoutTriggers(_ path: String, _ names: [String], _ sql: String) throws {
+        try DatabaseQueue(path: path).write { db in
+            var triggers: [String] = []
+            for name in names {
+                triggers.append(
+                    try XCTUnwrap(
+                        try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name]))
+                )
+                try db.execute(sql: "DROP TRIGGER \(name)")
+            }
+            try db.execute(sql: sql)
+            for trigger in triggers { try db.execute(sql: trigger) }
+        }
+    }
+
+    func testGamesAddedOrRemovedWithTheTriggersTurnedOffAreNoticed() throws {
+        let path = folder.path("quiet.db3")
+        let database = try makeDatabase("quiet.db3", ["1. e4 e5 *", "1. e4 c5 *", "1. d4 d5 *", "1. e4 e6 *"])
+        let afterE4 = try position("1. e4")
+        try executeWithoutTriggers(path, ["PositionIndexGameRemoved"], "DELETE FROM Games WHERE ID IN (2, 4)")
+        let removed = PositionIndexStatus.stale(
+            reason:
+                "games added or removed by another program that wrote with the triggers turned off: 2 games now, 4 in the index"
+        )
+        XCTAssertEqual(try status(path), removed)
+        XCTAssertEqual(try database.positionIndexStatus(), removed)
+        XCTAssertThrowsError(try database.games(reaching: afterE4))
+        XCTAssertThrowsError(try database.explore(afterE4))
+        XCTAssertEqual(try database.buildPositionIndex(), 2)
+        XCTAssertEqual(try database.games(reaching: afterE4).map(\.gameID), [1])
+        // As many games as before, but not the same.
+        let columns = try DatabaseQueue(path: path).read { try $0.columns(in: "Games").map(\.name) }
+            .filter { $0 != "ID" }.joined(separator: ", ")
+        try executeWithoutTriggers(
+            path, ["PositionIndexGameAdded", "PositionIndexGameRemoved"],
+            "INSERT INTO Games (\(columns)) SELECT \(columns) FROM Games WHERE ID = 1; DELETE FROM Games WHERE ID = 3")
+        XCTAssertEqual(
+            try status(path),
+            .stale(
+                reason:
+                    "games added or removed by another program that wrote with the triggers turned off: the last ID 5 now, 3 in the index"
+            ))
+        XCTAssertEqual(try database.buildPositionIndex(), 2)
+        XCTAssertEqual(try database.games(reaching: afterE4).map(\.gameID), [1, 5])
+        // A change another program makes to what the index does not read is no alarm.
+        try execute(path, "UPDATE Games SET Round = '2'; UPDATE Info SET Value = 'renamed' WHERE Name = 'Title'")
+        XCTAssertEqual(try status(path), .current)
+        XCTAssertEqual(try database.games(reaching: afterE4).map(\.gameID), [1, 5])
+    }
+
+    func testRowsOfTheIndexChangedByAnotherProgramAreNoticed() throws {
+        let path = folder.path("edited.db3")
+        let database = try makeDatabase(
+            "edited.db3", ["1. e4 e5 2. Nf3 *", "1. e4 c5 *", "1. d4 d5 *", "1. e4 e5 2. Bc4 *"])
+        let before = try indexRows(path)
+        let afterE4 = try position("1. e4")
+        let edits = [
+            "DELETE FROM PositionMoves WHERE GameID IN (2, 4)",
+            "UPDATE PositionMoves SET Moves = X'' WHERE GameID = 1",
+            "INSERT INTO PositionMoves (GameID, Moves, FEN, Final) SELECT 9, Moves, FEN, Final FROM PositionMoves WHERE GameID = 1",
+            "DELETE FROM PositionTree WHERE Games > 2",
+            "UPDATE PositionTree SET Games = Games + 1, WhiteWins = WhiteWins + 1",
+            "INSERT INTO PositionTree (Position, Next, Games, WhiteWins, Draws, BlackWins) VALUES (5, 6, 2, 0, 0, 0)",
+            "UPDATE PositionSingles SET Bits = zeroblob(4096)",
+            "DELETE FROM PositionSingles",
+        ]
+        for sql in edits {
+            try execute(path, sql)
+            let status = try status(path)
+            guard case .stale(let reason) = status, reason.hasSuffix(" to its own tables by another program") else {
+                XCTFail("\(sql): \(status)")
+                continue
+            }
+            XCTAssertThrowsError(try database.explore(afterE4), sql)
+            XCTAssertThrowsError(try database.games(reaching: afterE4), sql)
+            XCTAssertEqual(try database.buildPositionIndex(), 4, sql)
+            XCTAssertEqual(try indexRows(path), before, sql)
+        }
+        // pgn-lsp's own saves write the same tables: no alarm.
+        XCTAssertEqual(try database.store(games: games(["1. e4 e5 2. Nf3 Nc6 *", "1. c4 *"])).stored, 2)
+        XCTAssertEqual(try status(path), .current)
+        XCTAssertEqual(try database.explore(afterE4).games, 4)
     }
 
     // MARK: Queries

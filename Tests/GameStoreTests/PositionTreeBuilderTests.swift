@@ -110,14 +110,22 @@ final class PositionTreeBuilderTests: XCTestCase {
             try SharedMaterial.url($0).path
         }
         let bytes = try files.reduce(0) { $0 + (try Data(contentsOf: URL(fileURLWithPath: $1)).count) }
-        var between: PositionIndexStatus?
+        var between: [PositionIndexStatus] = []
+        var lockedBetween = false
         let stored = try database.withIndexesBuiltAtTheEnd(totalBytes: bytes) {
             let first = try database.importPGN(path: files[0])
             // The first file's games are in, their tree is not: it comes after the last file.
-            between = try database.positionIndexStatus()
+            // Another reader (a connection of its own, its own look at the lock) sees the same.
+            between = [
+                try database.positionIndexStatus(), try GameDatabase.openForReading(path: path).positionIndexStatus(),
+            ]
+            lockedBetween = ImportLock.holder(of: path) != .nobody
             return first.stored + (try database.importPGN(path: files[1])).stored
         }
-        XCTAssertEqual(between, .updating)
+        XCTAssertEqual(between, [.updating, .updating])
+        XCTAssertTrue(lockedBetween)
+        XCTAssertEqual(ImportLock.holder(of: path), .nobody)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ImportLock.suffix))
         try assertTreeIsBuiltAsByIndex(database, path, stored: stored)
     }
 

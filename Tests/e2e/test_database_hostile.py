@@ -1,11 +1,18 @@
 """Databases that must not be damaged: another program's SQLite file, a file that is not SQLite,
-a device, a path with a NUL character, two imports creating the same new file at once, and a
-game with a hundred thousand tags. Files are compared byte for byte, never opened with SQLite
+a device, a path with a NUL character, two imports creating the same new file at once, a game
+with a hundred thousand tags, and an import killed before its end, whose position index must not
+answer as if it were up to date (nor one that runs, as if it had ended). Files are compared byte for byte, never opened with SQLite
 before the comparison (opening a file in WAL mode makes files beside it)."""
+import json
+import os
 import pathlib
 import re
+import shutil
 import sqlite3
 import subprocess
+import time
+
+import pytest
 
 from conftest import ROOT, binary, run
 from lsp_client import LSPClient
@@ -154,3 +161,130 @@ def test_a_game_with_a_hundred_thousand_tags_is_imported(tmp_path):
     with sqlite3.connect(target) as db:
         assert db.execute("SELECT w.Name, b.Name, g.PlyCount FROM Games g JOIN Players w ON w.ID = g.WhiteID "
                           "JOIN Players b ON b.ID = g.BlackID").fetchall() == [("Ann", "Bob", 2)]
+
+
+# Imports caught while they add games to the position index --------------------------------------
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+UPDATING = "the database's position index is being updated by an import"
+INTERRUPTED = "the database's position index is out of date (an import stopped before it had finished adding " \
+              "games to it)"
+
+
+@pytest.fixture(scope="module")
+def many_games(tmp_path_factory):
+    """60,000 distinct games (`pgn-lsp bench-games`): an import that takes long enough to be caught."""
+    path = tmp_path_factory.mktemp("many-games") / "games.pgn"
+    with open(path, "wb") as out:
+        subprocess.run([str(binary()), "bench-games", "--count", "60000"], stdout=out, check=True)
+    return path
+
+
+def check_index(db):
+    result = run(["index", "--check", "--db", str(db)], check=False)
+    return result.returncode, result.stdout
+
+
+def json_answer(command, db, *args):
+    result = run([command, "--db", str(db), *args, "--format", "json"], check=False)
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout), result.stderr
+
+
+class PausedImport:
+    """`pgn-lsp import` into a new file, caught adding games to the index (`index --check` says so),
+    then held between two of its transactions by the write lock this test takes, as another program
+    would: what readers see next does not depend on timing. Tried again when the import ended
+    meanwhile (when the lock was taken during its last transaction)."""
+
+    def __init__(self, db, games):
+        for attempt in range(5):
+            for suffix in ("", "-journal", "-pgn-lsp-import"):
+                pathlib.Path(f"{db}{suffix}").unlink(missing_ok=True)
+            self.process = subprocess.Popen(
+                [str(binary()), "import", "--busy-timeout", "300", "--db", str(db), str(games)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 300
+            while UPDATING not in check_index(db)[1] and self.process.poll() is None:
+                assert time.monotonic() < deadline
+                time.sleep(0.005)
+            self.lock = sqlite3.connect(db, timeout=300, isolation_level=None)
+            self.lock.execute("BEGIN IMMEDIATE")
+            if UPDATING in check_index(db)[1]:
+                self.stored = self.lock.execute("SELECT COUNT(*) FROM Games").fetchone()[0]
+                return
+            self.resume()
+            self.process.communicate(timeout=300)
+        pytest.fail("the imports ended before they were seen adding games")
+
+    def resume(self):
+        self.lock.execute("ROLLBACK")
+        self.lock.close()
+
+
+def test_readers_see_an_import_that_runs_and_answer_from_the_games_it_stored_so_far(tmp_path, many_games):
+    db = tmp_path / "games.db3"
+    paused = PausedImport(db, many_games)
+    try:
+        assert 0 < paused.stored < 60000
+        assert check_index(db) == (1, f"{db}: {UPDATING}; the import brings it up to date at its end\n")
+        # Its games are counted as far as they are stored, the opening tree's counts included
+        # (which the import builds at its end): the games' moves are replayed.
+        note = f"{UPDATING}: the answer covers the games stored so far\n"
+        searched, stderr = json_answer("search", db, "--fen", START, "--limit", "0")
+        assert (searched["total"], stderr) == (paused.stored, note)
+        explored, stderr = json_answer("explore", db)
+        assert (explored["games"], stderr) == (paused.stored, note)
+        # `index` leaves it to the import.
+        built = run(["index", "--db", str(db)], check=False)
+        assert (built.returncode, built.stderr) == (1, f"{db}: {UPDATING}; the import brings it up to date at its end\n")
+    finally:
+        paused.resume()
+    out, err = paused.process.communicate(timeout=600)
+    assert paused.process.returncode == 0, err
+    assert "60,000 stored" in out, out
+    assert check_index(db) == (0, f"{db}: the database's position index is up to date\n")
+    assert not (tmp_path / "games.db3-pgn-lsp-import").exists()
+    searched, stderr = json_answer("search", db, "--fen", START, "--limit", "0")
+    assert (searched["total"], stderr) == (60000, "")
+    explored, stderr = json_answer("explore", db)
+    assert (explored["games"], stderr) == (60000, "")
+
+
+def test_an_import_killed_before_its_end_leaves_the_index_out_of_date_whatever_process_has_its_id(
+        tmp_path, many_games):
+    db = tmp_path / "games.db3"
+    paused = PausedImport(db, many_games)
+    paused.process.kill()
+    paused.process.wait()
+    paused.resume()
+    # Its lock file stays beside the database; nothing holds it.
+    assert (tmp_path / "games.db3-pgn-lsp-import").exists()
+    fix = f"; build it with: pgn-lsp index --db {db}\n"
+    assert check_index(db) == (1, f"{db}: {INTERRUPTED}{fix}")
+    # The state names processes that run, as a killed import's ID once reused would: this test,
+    # its parent, the first process. None is taken for an import.
+    for process in (os.getpid(), os.getppid(), 1):
+        with sqlite3.connect(db) as connection:
+            connection.execute("UPDATE PositionIndexState SET Updater = ?", (process,))
+        assert check_index(db) == (1, f"{db}: {INTERRUPTED}{fix}")
+    # Another program removes half of the games. What the answers must be: those of a copy whose
+    # index is built again.
+    before = tmp_path / "before.db3"
+    shutil.copy(db, before)
+    run(["index", "--db", str(before)])
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM Games WHERE ID % 2 = 0")
+    after = tmp_path / "after.db3"
+    shutil.copy(db, after)
+    run(["index", "--db", str(after)])
+    truth = json_answer("search", after, "--fen", AFTER_E4, "--limit", "100000")[0]
+    assert truth["total"] < json_answer("search", before, "--fen", AFTER_E4, "--limit", "0")[0]["total"]
+    answer, stderr = json_answer("search", db, "--fen", AFTER_E4, "--limit", "100000")
+    assert stderr.startswith(f"{INTERRUPTED}: building it\n"), stderr
+    assert answer["games"] == truth["games"] and answer["total"] == truth["total"]
+    assert check_index(db) == (0, f"{db}: the database's position index is up to date\n")
+    assert not (tmp_path / "games.db3-pgn-lsp-import").exists()
+    assert json_answer("explore", db, "--moves", "1. e4") == json_answer("explore", after, "--moves", "1. e4")
+

@@ -1,8 +1,10 @@
 """The database as a reference, through the real server over pipes: the explorer in the hover
 (markdown and plain text), completion ordered by the games, the novelty hint and its code action,
 references and `fen:` workspace symbols that open database games as files, and databases that
-cannot answer (no index, not a database, locked, corrupt)."""
+cannot answer (no index, not a database, locked, corrupt, an import running or stopped)."""
 import contextlib
+import fcntl
+import os
 import pathlib
 import sqlite3
 import time
@@ -281,6 +283,40 @@ def test_hostile_databases_give_notes_never_a_failure(workspace, tmp_path):
                                                             "context": {"includeDeclaration": False}})
         assert len(found) == 3
         assert [h for h in hints(client, uri) if h["label"] == "N"] == [], "not every database answered"
+
+
+def test_a_reference_an_import_updates_or_left_unfinished_gives_a_note_not_an_answer(workspace, tmp_path):
+    """An import that runs holds an exclusive lock on the file beside the database, which holds the token
+    it also wrote in the index's state; one killed before its end leaves its token and no lock. The
+    test holds the lock here, as an import in another process would."""
+    masters = tmp_path / "masters.db3"
+    make_database(masters)
+    token = 0x5EED_0001
+    with sqlite3.connect(masters) as connection:
+        connection.execute("UPDATE PositionIndexState SET Updater = ?", (token,))
+    lock = open(f"{masters}-pgn-lsp-import", "w")
+    lock.write(f"{token} {os.getpid()}\n")
+    lock.flush()
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    stopped = (f"Note: masters.db3: the database's position index is out of date (an import stopped before it "
+               f"had finished adding games to it); build it with `pgn-lsp index --db {masters}`")
+    try:
+        with session(workspace, {"database": {"references": [str(masters)]}}) as (client, uri):
+            value = hover(client, uri, "e4")["value"]
+            assert "**Explorer** — 3 games reached this position (games.ocgdb.db3)" in value, value
+            assert ("Note: masters.db3: the database's position index is being updated by an import (the explorer "
+                    "answers once it is done)") in value, value
+            # The import is killed: its lock goes, the database stays as it was.
+            lock.close()
+            value = hover(client, uri, "e4")["value"]
+            assert "3 games reached this position (games.ocgdb.db3)" in value and stopped in value, value
+            # Whatever process has the ID the state names (here: this test's).
+            with sqlite3.connect(masters) as connection:
+                connection.execute("UPDATE PositionIndexState SET Updater = ?", (os.getpid(),))
+            value = hover(client, uri, "e4")["value"]
+            assert "3 games reached this position (games.ocgdb.db3)" in value and stopped in value, value
+    finally:
+        lock.close()
 
 
 def test_a_locked_database_leaves_the_hover_quick(workspace):

@@ -1,8 +1,10 @@
 """`pgn-lsp index`, `search` and `explore` as a user runs them: exit statuses, the messages of
-bad input (a FEN, moves, a file that is missing or not a database), --limit, and the PGN
-output read back by python-chess."""
+bad input (a FEN, moves, a file that is missing or not a database), --limit, the PGN output
+read back by python-chess, and an index that another program's writes made out of date."""
 import io
 import json
+import re
+import shutil
 import sqlite3
 
 import chess
@@ -201,7 +203,7 @@ def test_index_statuses_build_and_remove(lichess, tmp_path):
         return result.returncode, result.stdout
 
     assert check(db) == (0, f"{db}: the database's position index is up to date\n")
-    assert check(plain) == (1, f"{plain}: the database has no position index\n")
+    assert check(plain) == (1, f"{plain}: the database has no position index; build it with: pgn-lsp index --db {plain}\n")
     built = run(["index", "--db", str(plain)])
     assert built.stdout.startswith(f"{plain}: {len(games)} games indexed in ") and built.stdout.endswith(" s\n")
     assert check(plain)[0] == 0
@@ -214,12 +216,56 @@ def test_index_statuses_build_and_remove(lichess, tmp_path):
     with sqlite3.connect(plain) as connection:
         connection.execute("UPDATE PositionIndexState SET Version = Version + 1")
     assert check(plain) == (1, f"{plain}: the database's position index is out of date (made by another version "
-                               "of pgn-lsp)\n")
+                               f"of pgn-lsp); build it with: pgn-lsp index --db {plain}\n")
     assert run(["index", "--db", str(plain), "--remove"]).stdout == f"{plain}: position index removed\n"
-    assert check(plain) == (1, f"{plain}: the database has no position index\n")
+    assert check(plain) == (1, f"{plain}: the database has no position index; build it with: pgn-lsp index --db {plain}\n")
     with sqlite3.connect(plain) as connection:
         assert connection.execute("SELECT name FROM sqlite_master WHERE name LIKE 'Position%'").fetchall() == []
     # A search on a file without the index builds it first and says so.
     result = run(["search", "--db", str(plain), "--fen", START, "--limit", "0"])
     assert result.stderr == f"the database has no position index: building it\n{len(games)} games indexed\n"
     assert check(plain)[0] == 0
+
+
+def test_the_index_changed_behind_its_back_is_noticed_and_built_again(lichess, tmp_path):
+    built, games = lichess
+    db = tmp_path / "changed.db3"
+    shutil.copy(built, db)
+
+    def answers():
+        searched = run(["search", "--db", str(db), "--fen", AFTER_E4_E5, "--format", "json", "--limit", "1000"])
+        explored = run(["explore", "--db", str(db), "--moves", "1. e4", "--format", "json"])
+        return json.loads(searched.stdout)["games"], json.loads(explored.stdout), searched.stderr + explored.stderr
+
+    def check():
+        result = run(["index", "--db", str(db), "--check"], check=False)
+        return result.returncode, result.stdout
+
+    searched, explored, notes = answers()
+    assert [game["id"] for game in searched] == reaching(games, AFTER_E4_E5) and notes == ""
+    # Rows of the index's own tables deleted or changed with SQL: the triggers on them count it.
+    own_tables = re.compile(rf"{re.escape(str(db))}: the database's position index is out of date \(\d+ changes? to "
+                            rf"its own tables by another program\); build it with: pgn-lsp index --db {re.escape(str(db))}\n")
+    for statement in ["DELETE FROM PositionTree WHERE Games > 20", "UPDATE PositionTree SET Games = Games * 2",
+                      "UPDATE PositionMoves SET Moves = X'' WHERE GameID % 2 = 0",
+                      "DELETE FROM PositionMoves WHERE GameID > 100"]:
+        with sqlite3.connect(db) as connection:
+            connection.execute(statement)
+        status, output = check()
+        assert status == 1 and own_tables.fullmatch(output), (statement, output)
+        assert answers()[:2] == (searched, explored), statement
+        assert check()[0] == 0
+    # Games removed by a program that dropped the trigger that counts it, and made it again.
+    removed = reaching(games, AFTER_E4_E5)[::2]
+    with sqlite3.connect(db) as connection:
+        trigger = connection.execute("SELECT sql FROM sqlite_master WHERE name = 'PositionIndexGameRemoved'").fetchone()[0]
+        connection.execute("DROP TRIGGER PositionIndexGameRemoved")
+        connection.execute(f"DELETE FROM Games WHERE ID IN ({', '.join(map(str, removed))})")
+        connection.execute(trigger)
+    assert check() == (1, f"{db}: the database's position index is out of date (games added or removed by another "
+                          f"program that wrote with the triggers turned off: {len(games) - len(removed)} games now, "
+                          f"{len(games)} in the index); build it with: pgn-lsp index --db {db}\n")
+    searched_now, _, notes = answers()
+    assert [game["id"] for game in searched_now] == [id for id in reaching(games, AFTER_E4_E5) if id not in removed]
+    assert "games added or removed by another program that wrote with the triggers turned off" in notes
+    assert check()[0] == 0

@@ -549,7 +549,7 @@ def test_changes_by_another_program_make_the_index_stale_until_a_search_rebuilds
     change(db, f"INSERT INTO Games ({', '.join(columns)}) SELECT {values} FROM Games WHERE ID = 3")
     stale = "the database's position index is out of date (1 change to the games since it was built, " \
             "by another program)"
-    assert check_index(db) == (1, f"{db}: {stale}\n")
+    assert check_index(db) == (1, f"{db}: {stale}; build it with: pgn-lsp index --db {db}\n")
     board = games[2].board_after(12)
     replay = Replay(games + [Game(len(games) + 1, games[2].start, games[2].moves, games[2].result)])
     result = run(["search", "--db", str(db), "--fen", board.fen(), "--format", "json"])

@@ -3,7 +3,8 @@
 
 // The C calls GameStore needs and Swift cannot make: SQLite's variadic sqlite3_config
 // (sqlite_config.c), Linux's sync_file_range (writeback.c), glibc's malloc_trim and huge pages
-// (memory.c).
+// (memory.c); and a read of the database header through SQLite's own file object, its method
+// table walked as sqlite3.h declares it (sqlite_file_header.c).
 
 /// Sets SQLite's process-wide options before its first use: multi-thread mode (each
 /// connection is used by one thread at a time, so SQLite need not lock on every call) and no
@@ -11,6 +12,16 @@
 /// or SQLite's error code when it was too late (SQLite already in use): it then keeps its
 /// defaults, which are only slower.
 int cstorage_configure_sqlite_for_bulk_writes(void);
+
+struct sqlite3;
+
+/// Reads the header of the connection's main database file through the handle SQLite holds
+/// (no descriptor of its own, whose closing would release the process's locks on the file):
+/// the file change counter (bytes 24–27), which every transaction that writes the file in a
+/// rollback-journal mode raises by one, and whether the file is in WAL mode (bytes 18–19),
+/// where it does not. Returns 0 (SQLITE_OK), or SQLite's error code (a file shorter than its
+/// header: SQLITE_IOERR_SHORT_READ).
+int cstorage_file_header(struct sqlite3 *db, unsigned int *change_counter, int *write_ahead_log);
 
 /// Starts writing the file's changed pages to the disk without waiting for them (Linux; does
 /// nothing elsewhere), so that a later fsync has less left to wait for. Returns 0, or -1 with

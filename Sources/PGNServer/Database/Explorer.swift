@@ -121,7 +121,17 @@ final class ExplorerCenter: Sendable {
             return nil
         }
         if let open = state.withLock({ $0.databases[source.path] }), open.signature == signature {
-            return (open.state, signature)
+            // An import that stops before its end leaves the file as it was: whether it still
+            // runs is asked again.
+            guard case .success((let database, .updating)) = open.state else { return (open.state, signature) }
+            let opened: Result<(GameDatabase, PositionIndexStatus), ExplorerFailure>
+            do {
+                opened = .success((database, try database.positionIndexStatus()))
+            } catch {
+                opened = .failure(ExplorerFailure("\(source.name) cannot be read: \(error)"))
+            }
+            state.withLock { $0.databases[source.path] = OpenDatabase(signature: signature, state: opened) }
+            return (opened, signature)
         }
         let opened: Result<(GameDatabase, PositionIndexStatus), ExplorerFailure>
         do {
@@ -149,6 +159,10 @@ final class ExplorerCenter: Sendable {
         case .failure(let failure): return .failure(failure)
         case .success((let database, let status)):
             if status == .current { return .success((database, signature)) }
+            // Its tree has not the import's games yet; the import brings it up to date.
+            if status == .updating {
+                return .failure(ExplorerFailure("\(source.name): \(status) (the explorer answers once it is done)"))
+            }
             guard source.isOwn else {
                 return .failure(
                     ExplorerFailure(
