@@ -59,6 +59,8 @@ func fuzzIndexRows(_ bytes: [UInt8]) {
                     (SELECT \(key) FROM \(table) ORDER BY \(key) LIMIT 1 OFFSET \(chunk[1] % 32))
                     """, arguments: [value])
         }
+        // The state says the index is current, as a file made to look so would.
+        try? db.execute(sql: "UPDATE PositionIndexState SET Edits = 0")
     }
     guard let database = try? GameDatabase(path: path, options: .init(readOnly: true)) else { return }
     var position = Position.startingPosition

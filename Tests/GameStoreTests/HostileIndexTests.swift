@@ -35,11 +35,17 @@ final class HostileIndexTests: XCTestCase {
         return try GameDatabase(path: path, options: .init(readOnly: true))
     }
 
-    /// Runs `sql` on the file through another connection and leaves the index state as it was.
+    /// Runs `sql` on the file through another connection and leaves the index state and the
+    /// index's triggers as they were, as a file made to look current would.
     static func forge(_ path: String, _ sql: String) throws {
         try DatabaseQueue(path: path).write { db in
             let state = try Row.fetchOne(db, sql: "SELECT * FROM PositionIndexState")
+            let triggers = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger'")
             try db.execute(sql: sql)
+            for trigger in triggers {
+                try db.execute(
+                    sql: trigger.replacingOccurrences(of: "CREATE TRIGGER", with: "CREATE TRIGGER IF NOT EXISTS"))
+            }
             if let state {
                 try db.execute(sql: "DELETE FROM PositionIndexState")
                 let columns = Array(state.columnNames)

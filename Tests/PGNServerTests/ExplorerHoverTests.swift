@@ -182,6 +182,8 @@ final class ExplorerHoverTests: XCTestCase {
             hover.contains(#"Best-rated game: \!\[t\](https://example.invalid/pixel.png) (2900) – \<img"#), hover)
     }
 
+    /// A file made elsewhere to look current (its state says no change was made), whose tree
+    /// holds counts no import writes.
     func testAReferenceDatabaseWithCountsNoImportWritesIsShownBounded() async throws {
         let settings: JSONValue = ["database": ["references": ["elsewhere.db3"]]]
         try await withExplorer(settings: settings, capabilities: markdownHovers) { folder in
@@ -192,7 +194,8 @@ final class ExplorerHoverTests: XCTestCase {
                 try db.execute(
                     sql: """
                         UPDATE PositionTree SET Games = 9223372036854775807, WhiteWins = 9223372036854775807,
-                            Draws = -5, BlackWins = 'many', BestElo = 9223372036854775807
+                            Draws = -5, BlackWins = 'many', BestElo = 9223372036854775807;
+                        UPDATE PositionIndexState SET Edits = 0;
                         """)
             }
         } _: { client, folder in
