@@ -13,6 +13,7 @@ public struct Parser {
     private var afterResult = false
     private var openVariations: [Range<Int>] = []
     private let firstGameIndex: Int
+    private var keepsSyntax = true
     private var stop: ((Int) -> Bool)?
     /// Where the game the parse stopped at starts (see `init(_:base:start:firstGameIndex:stoppingAt:)`).
     public private(set) var stoppedAt: Int?
@@ -38,10 +39,15 @@ public struct Parser {
     private var openNote: (end: Int, diagnostic: Int?)?
 
     /// Parses `bytes`, whose first byte is at `base` in its file; games are numbered from
-    /// `firstGameIndex` in diagnostics.
-    public init(_ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0, firstGameIndex: Int = 0) {
+    /// `firstGameIndex` in diagnostics. Without `keepingSyntax`, each game keeps only its
+    /// range (its tags and nodes are dropped once it ends): what cuts a large text into games
+    /// then holds one game's syntax at a time.
+    public init(
+        _ bytes: UnsafeBufferPointer<UInt8>, base: Int = 0, firstGameIndex: Int = 0, keepingSyntax: Bool = true
+    ) {
         lexer = Lexer(bytes, base: base)
         self.firstGameIndex = firstGameIndex
+        self.keepsSyntax = keepingSyntax
         run()
     }
 
@@ -114,6 +120,10 @@ public struct Parser {
         tagNames = []
         if let last = finished.nodes.last {
             finished.range = finished.range.lowerBound..<max(finished.range.upperBound, last.range.upperBound)
+        }
+        if !keepsSyntax {
+            finished.nodes = []
+            finished.tags = []
         }
         games.append(finished)
         game = nil

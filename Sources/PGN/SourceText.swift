@@ -171,6 +171,34 @@ public struct SourceText: Sendable {
     }
 }
 
+extension SourceText {
+    /// Converts offsets taken in increasing order (the tokens of a text) to positions, the
+    /// widths read once and the line found from the last one.
+    public struct Walker {
+        private let source: SourceText
+        private let widths: CharacterWidths
+        private var line = 0
+
+        public init(_ source: SourceText) {
+            self.source = source
+            widths = source.widths
+        }
+
+        /// What `SourceText.position(of:in:)` gives, in time constant in the text for offsets
+        /// close after the last one.
+        public mutating func position(of offset: Int, in encoding: PositionEncoding) -> LineColumn {
+            let offset = widths.characterStart(max(0, min(offset, source.bytes.count)))
+            let starts = source.lineStarts
+            if offset < starts[line] {
+                line = source.line(of: offset)
+            } else {
+                while line + 1 < starts.count && starts[line + 1] <= offset { line += 1 }
+            }
+            return LineColumn(line: line, column: widths.columns(from: starts[line], to: offset, in: encoding))
+        }
+    }
+}
+
 /// A `CharacterWidths` made once, by the first caller that needs it.
 private final class WidthsCache: Sendable {
     private let widths = Mutex<CharacterWidths?>(nil)

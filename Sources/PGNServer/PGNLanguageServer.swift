@@ -22,6 +22,9 @@ public final class PGNLanguageServer: Sendable {
     let workspaceTwins: WorkspaceTwinIndex
     /// What requests over the whole workspace left out and the log has said already.
     let loggedWorkspaceNotes = Locked<Set<String>>([])
+    /// The document versions a request was answered from a reading of the screen's games
+    /// alone: the client is asked to ask again once the whole reading is made.
+    let screenAnswers = Locked<Set<String>>([])
 
     /// How requests over the whole workspace read its files: the size of the pieces
     /// (`FilePieces`), and how long they read (the walk that finds them included); what they
@@ -70,13 +73,51 @@ public final class PGNLanguageServer: Sendable {
     }
 
     /// The analysis of the document a request names, as the request sees it.
-    func analysis(_ params: JSONValue, _ context: RequestContext) throws -> (Document, DocumentAnalysis) {
+    func analysis(_ params: JSONValue, _ context: RequestContext) async throws -> (Document, DocumentAnalysis) {
+        let document = try document(params, context)
+        return (document, await analyzer.analysis(sharing: document))
+    }
+
+    func document(_ params: JSONValue, _ context: RequestContext) throws -> Document {
         guard let uri = params["textDocument"]?["uri"]?.stringValue else {
             throw ResponseError(.invalidParams, "textDocument.uri is missing")
         }
-        let document = try context.document(uri)
-        return (document, analyzer.analysis(of: document))
+        return try context.document(uri)
     }
+
+    /// The analysis a request about what the editor shows (`range`) is answered from: the whole
+    /// document's when it is made or the document is small, else a reading of the games around
+    /// the range (`PGNAnalyzer.screenAnalysis`), and the client is asked to ask again once the
+    /// whole reading is made (`screenAnswered`).
+    func screenAnalysis(_ document: Document, _ range: Range<Int>, _ context: RequestContext) async -> DocumentAnalysis
+    {
+        guard document.bytes.count >= Self.screenFirstBytes, !analyzer.hasAnalysis(of: document) else {
+            return await analyzer.analysis(sharing: document)
+        }
+        let analysis = analyzer.screenAnalysis(of: document, covering: range)
+        screenAnswered(document, context)
+        return analysis
+    }
+
+    /// After an answer from the screen's games alone: once the whole reading of the document is
+    /// made, the client is asked to ask again for tokens and hints (when it can be asked).
+    func screenAnswered(_ document: Document, _ context: RequestContext) {
+        let key = "\(document.uri)#\(document.history.stamp)"
+        guard screenAnswers.withLock({ $0.insert(key).inserted }) else { return }
+        let capabilities = context.session.clientCapabilities
+        Task { [self] in
+            _ = await analyzer.analysis(sharing: document)
+            screenAnswers.withLock { _ = $0.remove(key) }
+            for feature in ["semanticTokens", "inlayHint"]
+            where capabilities.value(at: "workspace", feature, "refreshSupport")?.boolValue == true {
+                _ = try? await server.sendRequest("workspace/\(feature)/refresh")
+            }
+        }
+    }
+
+    /// Documents this large answer requests about what the editor shows before their whole
+    /// reading is made.
+    static let screenFirstBytes = 1 << 20
 
     /// The params of a request about one place (`textDocument`, `position`), read once.
     struct PlaceParams {
@@ -88,13 +129,17 @@ public final class PGNLanguageServer: Sendable {
         var parts: (Document, DocumentAnalysis, Int) { (document, analysis, offset) }
     }
 
-    func placeParams(_ params: JSONValue, _ context: RequestContext) throws -> PlaceParams {
-        let (document, analysis) = try analysis(params, context)
+    /// `screen`: answered before the whole document's reading is made (`screenAnalysis`).
+    func placeParams(_ params: JSONValue, _ context: RequestContext, screen: Bool = false) async throws -> PlaceParams {
+        let document = try document(params, context)
         guard let line = params["position"]?["line"]?.intValue,
             let character = params["position"]?["character"]?.intValue
         else { throw ResponseError(.invalidParams, "position is missing or not a pair of integers") }
         let offset = document.offset(
             of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
+        let analysis =
+            screen
+            ? await screenAnalysis(document, offset..<offset, context) : await analyzer.analysis(sharing: document)
         return PlaceParams(document: document, analysis: analysis, offset: offset)
     }
 
@@ -108,9 +153,12 @@ public final class PGNLanguageServer: Sendable {
         var parts: (Document, DocumentAnalysis, Range<Int>) { (document, analysis, range) }
     }
 
-    func rangeParams(_ params: JSONValue, _ context: RequestContext) throws -> RangeParams {
-        let (document, analysis) = try analysis(params, context)
+    /// `screen`: answered before the whole document's reading is made (`screenAnalysis`).
+    func rangeParams(_ params: JSONValue, _ context: RequestContext, screen: Bool = false) async throws -> RangeParams {
+        let document = try document(params, context)
         let range = try byteRange(params["range"], document, context.positionEncoding)
+        let analysis =
+            screen ? await screenAnalysis(document, range, context) : await analyzer.analysis(sharing: document)
         return RangeParams(document: document, analysis: analysis, range: range)
     }
 

@@ -15,6 +15,21 @@ final class DocumentTests: XCTestCase {
         XCTAssertNil(document.line(4))
     }
 
+    func testLineStartsOfLongTextsAreFoundAtEveryPlaceOfAWord() {
+        // Line breaks are looked for eight bytes at a time.
+        for length in 0..<20 {
+            let line = String(repeating: "x", count: length)
+            let text = [line, "\r\n", line, "\r", line, "\n", line, "\n\n", line, "\r"].joined()
+            let bytes = Array(text.utf8)
+            var expected = [0]
+            for (index, byte) in bytes.enumerated()
+            where byte == 0x0A || (byte == 0x0D && (index + 1 == bytes.count || bytes[index + 1] != 0x0A)) {
+                expected.append(index + 1)
+            }
+            XCTAssertEqual(Document(uri: "file:///a.pgn", version: 1, text: text).lineIndex.lineStarts, expected)
+        }
+    }
+
     func testUTF16PositionsCountSurrogatePairsAsTwo() {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
         let expected = [(0, 0), (1, 1), (2, 3), (3, 4), (4, 6), (5, 9), (6, 12), (8, 16), (9, 17)]

@@ -1,3 +1,4 @@
+import Foundation
 import LanguageServer
 import XCTest
 
@@ -26,6 +27,24 @@ final class JSONTests: XCTestCase {
         // A lone surrogate cannot be text: it becomes the replacement character.
         XCTAssertEqual(try JSONValue(parsing: #""x\ud800y""#), .string("x\u{FFFD}y"))
         XCTAssertEqual(try JSONValue(parsing: #""\ud800\u0041""#), .string("\u{FFFD}A"))
+    }
+
+    func testLongStringsWithEscapesAtEveryPlaceOfAWordReadTheSame() throws {
+        // Strings are read eight bytes at a time: each special byte at each place of a word.
+        for special in ["\\n", "\\\"", "\\\\", "é", "\\u00e9"] {
+            for length in 0..<20 {
+                let plain = String(repeating: "a", count: length)
+                let json = "\"" + plain + special + plain + "b" + special + "\""
+                let expected = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+                XCTAssertEqual(try JSONValue(parsing: json), .string(expected as! String), json)
+            }
+        }
+        for control in [0x01, 0x0A, 0x1F] {
+            for length in 0..<20 {
+                let bytes = [0x22] + Array(repeating: UInt8(0x61), count: length) + [UInt8(control), 0x22]
+                XCTAssertThrowsError(try JSONValue(parsing: bytes), "\(length) \(control)")
+            }
+        }
     }
 
     func testMalformedInputIsRejected() {

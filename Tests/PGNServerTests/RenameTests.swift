@@ -141,11 +141,7 @@ final class RenameTests: XCTestCase {
         let club = "[White \"Emil\"]\n[Black \"Carlsen, Magnus\"]\n\n1. e4 *\n"
         let name: [UInt8] = Array("Caf".utf8) + [0xE9] + Array(".pgn".utf8)
         try await withWorkspaceFolder(capabilities: annotations) { folder in
-            let path = FileSystem.joined(Array(folder.path.utf8), name)
-            let descriptor = FileSystem.withCPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
-            XCTAssertGreaterThanOrEqual(descriptor, 0)
-            _ = Array(club.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
-            close(descriptor)
+            try writeFile(named: name, in: folder, club)
         } _: { client, folder, _ in
             client.open(testURI, games)
             let edit = try await client.result("textDocument/rename", rename(1, 10, to: "Carlsen, M."))

@@ -117,6 +117,26 @@ final class SemanticTokensTests: XCTestCase {
         XCTAssertLessThanOrEqual(integers(edits.first?["data"]).count, 5, "\(edits)")
     }
 
+    func testADeltaFromAResultTwoEditsOldIsStillADelta() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize()
+        let game = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n"
+        client.open(uri, String(repeating: game, count: 200))
+        let first = try await tokens(client, "full")
+        var previous = first
+        for version in 2...3 {
+            let position = LSPPosition(line: 10 * version + 2, character: 6)
+            client.change(uri, version: version, [changeEvent(LSPRange(start: position, end: position), " ")])
+            previous = try await tokens(client, "full/delta", ["previousResultId": previous["resultId"] ?? .null])
+        }
+        // A client that dropped the last two answers names the first result.
+        let answer = try await tokens(client, "full/delta", ["previousResultId": first["resultId"] ?? .null])
+        XCTAssertNil(answer["data"], "an edit, not the whole data")
+        let edits = answer["edits"]?.arrayValue ?? []
+        XCTAssertEqual(edits.count, 1)
+        XCTAssertLessThan(integers(edits.first?["data"]).count, 200, "\(edits)")
+    }
+
     func testAnUnknownPreviousResultGetsTheWholeData() async throws {
         let client = TestClient { PGNLanguageServer(server: $0).register() }
         try await client.initialize()

@@ -94,11 +94,7 @@ final class WorkspaceSymbolTests: XCTestCase {
         // `Caf\xE9.pgn`: the name in Latin-1, as an old archive unpacks it.
         let name: [UInt8] = Array("Caf".utf8) + [0xE9] + Array(".pgn".utf8)
         try await withWorkspaceFolder { folder in
-            let path = FileSystem.joined(Array(folder.path.utf8), name)
-            let descriptor = FileSystem.withCPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
-            XCTAssertGreaterThanOrEqual(descriptor, 0)
-            _ = Array(club.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
-            close(descriptor)
+            try writeFile(named: name, in: folder, club)
         } _: { client, folder, _ in
             let emil = try await client.result("workspace/symbol", ["query": "emil"])
             XCTAssertEqual(names(emil), ["Emil"])

@@ -13,13 +13,12 @@ public struct LineIndex: Sendable, Hashable {
         var starts = [0]
         bytes.withUnsafeBufferPointer { buffer in
             let count = buffer.count
-            var index = 0
+            var index = ByteScan.firstLineBreak(buffer, from: 0)
             while index < count {
                 let byte = buffer[index]
                 index += 1
-                if byte == 0x0A || (byte == 0x0D && (index == count || buffer[index] != 0x0A)) {
-                    starts.append(index)
-                }
+                if byte == 0x0A || index == count || buffer[index] != 0x0A { starts.append(index) }
+                index = ByteScan.firstLineBreak(buffer, from: index)
             }
         }
         lineStarts = starts

@@ -1,3 +1,5 @@
+import TextPositions
+
 /// Why a message body is not JSON, with the byte offset where reading stopped.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     public let offset: Int
@@ -175,16 +177,15 @@ private struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes, the bytes are the string.
-        while index < bytes.count {
+        index = ByteScan.firstQuoteBackslashOrControl(bytes, from: index)
+        if index < bytes.count {
             let byte = bytes[index]
             if byte == ASCII.quote {
                 let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
                 return string
             }
-            if byte == ASCII.backslash { break }
             if byte < 0x20 { throw error("control character in a string") }
-            index += 1
         }
         var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
@@ -198,8 +199,11 @@ private struct JSONParser {
             case 0..<0x20:
                 throw error("control character in a string")
             default:
-                utf8.append(byte)
-                index += 1
+                // The plain bytes up to the next quote, backslash or control character, at once
+                // (a document's text has an escaped line break on every line).
+                let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index + 1)
+                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
             }
         }
         throw error("unterminated string")

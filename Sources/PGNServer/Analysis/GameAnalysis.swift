@@ -280,6 +280,69 @@ public final class PGNAnalyzer: Sendable {
         return result
     }
 
+    /// A document version's analysis being made, which other requests for it wait for.
+    private struct Flight {
+        let stamp: UInt64
+        let task: Task<DocumentAnalysis, Never>
+    }
+    private let flights = Locked<[DocumentURI: Flight]>([:])
+
+    /// The analysis of a document version, made once however many requests ask at the same
+    /// time: the first starts it, the others wait for it (on a file just opened, the
+    /// diagnostics, tokens, folds and lenses all ask at once).
+    public func analysis(sharing document: Document) async -> DocumentAnalysis {
+        let stamp = document.history.stamp
+        if let ready = state.withLock({ $0.latest[document.uri] })?.last(where: { $0.stamp == stamp }) {
+            return ready.with(bytes: document.bytes)
+        }
+        let task = flights.withLock { flights -> Task<DocumentAnalysis, Never> in
+            if let flight = flights[document.uri], flight.stamp == stamp { return flight.task }
+            let task = Task<DocumentAnalysis, Never>.detached { [self] in self.analysis(of: document) }
+            flights[document.uri] = Flight(stamp: stamp, task: task)
+            return task
+        }
+        let analysis = await task.value
+        flights.withLock { flights in
+            if flights[document.uri]?.stamp == stamp { flights[document.uri] = nil }
+        }
+        return analysis
+    }
+
+    /// A reading of only the games around `range`, for a request about what the editor shows
+    /// while the whole document's analysis is not made yet: the games from the last game start
+    /// at or before the range to the first after it, each read as the whole reading would (its
+    /// analysis joins the cache, which the whole reading then takes). It has no diagnostics
+    /// and no findings across games (twins, name variants).
+    public func screenAnalysis(of document: Document, covering range: Range<Int>) -> DocumentAnalysis {
+        let bytes = document.bytes
+        let ranges = bytes.withUnsafeBufferPointer { buffer -> [Range<Int>] in
+            let lower = min(max(range.lowerBound, 0), buffer.count)
+            let start =
+                lower == 0
+                ? 0
+                : PieceCutter.lastGameBoundary(UnsafeBufferPointer(rebasing: buffer[..<min(lower + 1, buffer.count)]))
+                    ?? 0
+            let parser = Parser(buffer, start: start, firstGameIndex: 0) { $0 > range.upperBound }
+            return parser.games.map(\.range)
+        }
+        let texts = ranges.map { GameText(Array(bytes[$0])) }
+        let cache = state.withLock { $0.games }
+        let analyses = Self.analyses(of: texts) { cache[$0] }
+        state.withLock { state in
+            let fresh = analyses.filter { state.games[$0.text] == nil }
+            let freshBytes = fresh.reduce(0) { $0 + $1.text.bytes.count }
+            guard state.hasRoom(for: freshBytes) else { return }
+            for game in fresh {
+                state.games[game.text] = game
+                state.cachedBytes += game.text.bytes.count
+            }
+        }
+        let games = zip(ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        return DocumentAnalysis(
+            uri: document.uri, version: document.version, bytes: bytes, games: games, diagnostics: [],
+            stamp: document.history.stamp, length: bytes.count)
+    }
+
     /// Whether the analysis of this document version is made already (`analysis(of:)` would
     /// return it at once).
     public func hasAnalysis(of document: Document) -> Bool {
@@ -349,7 +412,9 @@ public final class PGNAnalyzer: Sendable {
         bytes.withUnsafeBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
             DispatchQueue.concurrentPerform(iterations: pieces) { k in
-                let parser = Parser(UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k])
+                let parser = Parser(
+                    UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k],
+                    keepingSyntax: false)
                 let ranges = parser.games.map(\.range)
                 let outside = parser.diagnostics.filter { !inside(ranges, $0.range.lowerBound) }
                 results[k] = GameCut(ranges: ranges, outside: outside, longComments: parser.longComments)
@@ -374,7 +439,7 @@ public final class PGNAnalyzer: Sendable {
     private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
         let bytes = document.bytes
         let cut = Self.cutIntoGames(bytes)
-        let texts = cut.ranges.map { GameText(Array(bytes[$0])) }
+        let texts = Self.texts(of: cut.ranges, in: bytes)
         let analyses = Self.analyses(of: texts) { cache[$0] }
         let games = zip(cut.ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
         return Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
@@ -523,6 +588,26 @@ public final class PGNAnalyzer: Sendable {
             let range = game.analysis.tagNames.names[finding.name].range.shifted(by: game.start)
             return NameVariants.diagnostic(finding, name: text(games, finding.game, finding.name), range: range)
         }
+    }
+
+    /// The texts of the games at `ranges`, copied and hashed on every core.
+    static func texts(of ranges: [Range<Int>], in bytes: [UInt8]) -> [GameText] {
+        guard ranges.count > 64 else { return ranges.map { GameText(Array(bytes[$0])) } }
+        nonisolated(unsafe) let texts = UnsafeMutableBufferPointer<GameText>.allocate(capacity: ranges.count)
+        defer {
+            texts.deinitialize()
+            texts.deallocate()
+        }
+        let chunk = max(1, ranges.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
+        bytes.withUnsafeBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            DispatchQueue.concurrentPerform(iterations: (ranges.count + chunk - 1) / chunk) { part in
+                for k in (part * chunk)..<min(ranges.count, (part + 1) * chunk) {
+                    (texts.baseAddress! + k).initialize(to: GameText(Array(buffer[ranges[k]])))
+                }
+            }
+        }
+        return Array(texts)
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are

@@ -134,7 +134,7 @@ extension PGNLanguageServer {
             if let token = params["token"]?.stringValue { engines.cancelReview(progressToken: token) }
         }
         server.registerRequest("textDocument/codeLens", wholeDocument: true) { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let reviews = engines.storedReviews
             // Written as text: a 100 MB file has tens of thousands of games, each with its lens.
             var lenses: [(at: LSPRange, index: Int, title: String, command: String)] = []

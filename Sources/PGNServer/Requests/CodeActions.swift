@@ -13,7 +13,7 @@ extension PGNLanguageServer {
             "resolveProvider": false,
         ]
         server.registerRequest("textDocument/codeAction") { [self] params, context in
-            let (document, analysis, wanted) = try rangeParams(params, context).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context).parts
             let encoding = context.positionEncoding
             let only = params["context"]?["only"]?.arrayValue?.compactMap(\.stringValue)
             func allowed(_ kind: String) -> Bool { only.map { $0.contains { kind.hasPrefix($0) } } ?? true }

@@ -11,7 +11,7 @@ extension PGNLanguageServer {
     func registerCompletion() {
         server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
         server.registerRequest("textDocument/completion") { [self] params, context in
-            let (document, analysis, offset) = try placeParams(params, context).parts
+            let (document, analysis, offset) = try await placeParams(params, context).parts
             let bytes = document.bytes
             let encoding = context.positionEncoding
             // The word being typed.

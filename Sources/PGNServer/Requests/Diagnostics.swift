@@ -28,7 +28,7 @@ extension PGNLanguageServer {
                 let (uri, version) = (document.uri, document.version)
                 publisher.schedule(uri) { [self] in
                     guard let current = server.documents[uri], current.version == version else { return }
-                    publish(current, encoding: encoding)
+                    await publish(current, encoding: encoding)
                 }
             case .closed(let document):
                 publisher.cancel(document.uri)
@@ -44,7 +44,7 @@ extension PGNLanguageServer {
             }
         }
         server.registerRequest("textDocument/diagnostic") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             cancelStaleReviews(analysis, of: document.uri)
             // Twins in other files change with the workspace's files and the other open documents.
             var others = Hasher()
@@ -67,8 +67,8 @@ extension PGNLanguageServer {
     /// Publishes the diagnostics of `document`, unless by the time they are ready the document
     /// was closed or changed: a client would keep them for a file no longer open, or for a text
     /// it no longer has, until the next publication.
-    func publish(_ document: Document, encoding: PositionEncoding) {
-        let analysis = analyzer.analysis(of: document)
+    func publish(_ document: Document, encoding: PositionEncoding) async {
+        let analysis = await analyzer.analysis(sharing: document)
         cancelStaleReviews(analysis, of: document.uri)
         let diagnostics = diagnosticsJSON(analysis, document, encoding)
         publication.withLock { _ in
@@ -97,8 +97,9 @@ extension PGNLanguageServer {
             Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
             return
         }
+        let encoding = session.positionEncoding
         for uri in uris {
-            if let document = documents[uri] { publish(document, encoding: session.positionEncoding) }
+            if let document = documents[uri] { Task { await publish(document, encoding: encoding) } }
         }
     }
 

@@ -9,7 +9,7 @@ extension PGNLanguageServer {
         server.capabilities.features["documentFormattingProvider"] = true
         server.capabilities.features["documentRangeFormattingProvider"] = true
         server.registerRequest("textDocument/formatting") { [self] params, context in
-            let (document, _) = try analysis(params, context)
+            let (document, _) = try await analysis(params, context)
             let formatted = ExportFormat.format(SourceText(document.bytes), lineLength: currentSettings.lineLength)
             guard Array(formatted.utf8) != document.bytes else { return [] }
             return [
@@ -20,7 +20,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/rangeFormatting") { [self] params, context in
-            let (document, analysis, wanted) = try rangeParams(params, context).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context).parts
             var edits: [JSONValue] = []
             for game in analysis.games where game.range.overlaps(wanted) || game.range.contains(wanted.lowerBound) {
                 let a = game.analysis

@@ -10,7 +10,7 @@ extension PGNLanguageServer {
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
-            let (document, analysis, offset) = try placeParams(params, context).parts
+            let (document, analysis, offset) = try await placeParams(params, context, screen: true).parts
             guard let game = analysis.game(at: offset) else { return .null }
             let local = offset - game.start
             let a = game.analysis

@@ -9,7 +9,7 @@ extension PGNLanguageServer {
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
-            let (document, analysis, wanted) = try rangeParams(params, context).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context, screen: true).parts
             let settings = currentSettings
             var hints: [JSONValue] = []
             func hint(_ offset: Int, _ label: String, tooltip: String) {

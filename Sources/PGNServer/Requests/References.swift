@@ -39,7 +39,7 @@ extension PGNLanguageServer {
     func registerReferences() {
         server.capabilities.features["referencesProvider"] = true
         server.registerRequest("textDocument/references") { [self] params, context in
-            let (document, analysis, offset) = try placeParams(params, context).parts
+            let (document, analysis, offset) = try await placeParams(params, context).parts
             guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
                 game.analysis.syntax.nodes[index].kind == .move, let move = game.analysis.move(atNode: index)
             else { return .array([]) }

@@ -64,7 +64,7 @@ extension PGNLanguageServer {
     func registerRename() {
         server.capabilities.features["renameProvider"] = ["prepareProvider": true]
         server.registerRequest("textDocument/prepareRename") { [self] params, context in
-            let place = try placeParams(params, context)
+            let place = try await placeParams(params, context)
             guard let target = renameTarget(place) else { return .null }
             return [
                 "range": range(target.content, place.document, context.positionEncoding),
@@ -72,7 +72,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/rename") { [self] params, context in
-            let place = try placeParams(params, context)
+            let place = try await placeParams(params, context)
             guard let newName = params["newName"]?.stringValue else {
                 throw ResponseError(.invalidParams, "newName is missing or not a string")
             }

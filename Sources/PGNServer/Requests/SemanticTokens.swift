@@ -47,23 +47,32 @@ final class SemanticTokenResults: Sendable {
     }
     private struct State {
         var next = 1
-        var results: [DocumentURI: Result] = [:]
+        /// Each document's latest results, newest last.
+        var results: [DocumentURI: [Result]] = [:]
     }
     private let state = Locked(State())
+
+    /// How many results of a document are kept: a client may name one a few edits old (an
+    /// answer it dropped when the next edit came). Segments share the games' token arrays, so
+    /// an older result costs little beside the latest.
+    static let kept = 4
 
     /// Keeps `segments` as the document's latest result and returns its id.
     func store(_ segments: [TokenSegment], lineCount: Int, for uri: DocumentURI) -> String {
         state.withLock { state in
             let id = String(state.next)
             state.next += 1
-            state.results[uri] = Result(id: id, segments: segments, lineCount: lineCount)
+            var results = state.results[uri] ?? []
+            results.append(Result(id: id, segments: segments, lineCount: lineCount))
+            if results.count > Self.kept { results.removeFirst(results.count - Self.kept) }
+            state.results[uri] = results
             return id
         }
     }
 
-    /// The result sent under `id` for the document, if it is still the latest.
+    /// The result sent under `id` for the document, if it is one of the latest kept.
     func result(_ id: String, for uri: DocumentURI) -> Result? {
-        state.withLock { state in state.results[uri].flatMap { $0.id == id ? $0 : nil } }
+        state.withLock { state in state.results[uri]?.last { $0.id == id } }
     }
 
     func forget(_ uri: DocumentURI) { state.withLock { _ = $0.results.removeValue(forKey: uri) } }
@@ -159,15 +168,17 @@ extension GameAnalysis {
         tokens.sort { $0.start < $1.start }
         var data: [Int32] = []
         data.reserveCapacity(tokens.count * 5)
+        var walker = SourceText.Walker(source)
         for token in tokens {
             forEachLinePiece(source.bytes, token.start..<token.end) { start, end in
-                let from = source.position(of: start, in: encoding)
-                let length = source.position(of: end, in: encoding).column - from.column
+                let from = walker.position(of: start, in: encoding)
+                let length = walker.position(of: end, in: encoding).column - from.column
                 guard length > 0 else { return }
-                data += [
-                    Int32(clamping: from.line), Int32(clamping: from.column), Int32(clamping: length),
-                    Int32(token.type), Int32(token.modifiers),
-                ]
+                data.append(Int32(clamping: from.line))
+                data.append(Int32(clamping: from.column))
+                data.append(Int32(clamping: length))
+                data.append(Int32(token.type))
+                data.append(Int32(token.modifiers))
             }
         }
         return data
@@ -200,7 +211,7 @@ extension PGNLanguageServer {
             if case .closed(let document) = event { semanticTokenResults.forget(document.uri) }
         }
         server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let segments = try tokenSegments(analysis, document, nil, context.positionEncoding)
             var writer = SemanticTokenWriter()
             writer.add(segments)
@@ -209,7 +220,7 @@ extension PGNLanguageServer {
         }
         server.registerRequest("textDocument/semanticTokens/full/delta", wholeDocument: true) {
             [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let segments = try tokenSegments(analysis, document, nil, context.positionEncoding)
             let previous = params["previousResultId"]?.stringValue.flatMap {
                 semanticTokenResults.result($0, for: document.uri)
@@ -234,7 +245,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
-            let (document, analysis, wanted) = try rangeParams(params, context).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context, screen: true).parts
             let lines =
                 document.position(of: wanted.lowerBound, encoding: context.positionEncoding)
                 .line...document.position(of: wanted.upperBound, encoding: context.positionEncoding).line
@@ -332,6 +343,18 @@ extension PGNLanguageServer {
             }
             if !tokens.isEmpty {
                 segments.append(TokenSegment(game: nil, tokens: tokens, line: origin.line, character: origin.character))
+            }
+        }
+        // The games' own tokens, made on every core first (each is made once and kept).
+        let shown = analysis.games.filter {
+            $0.range.overlaps(wanted) || ($0.range.isEmpty && wanted.contains($0.start))
+        }
+        if shown.count > 256 {
+            let chunk = max(1, shown.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
+            DispatchQueue.concurrentPerform(iterations: (shown.count + chunk - 1) / chunk) { part in
+                for k in (part * chunk)..<min(shown.count, (part + 1) * chunk) {
+                    _ = shown[k].analysis.semanticTokens(encoding)
+                }
             }
         }
         var end = 0

@@ -9,7 +9,7 @@ extension PGNLanguageServer {
     func registerFoldingRanges() {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let depth = try Self.foldDepth(
                 analysis, limit: context.session.clientCapabilities.foldingRangeLimit, context)
             var left = depth.partial
@@ -73,7 +73,7 @@ extension PGNLanguageServer {
     func registerSelectionRanges() {
         server.capabilities.features["selectionRangeProvider"] = true
         server.registerRequest("textDocument/selectionRange") { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let encoding = context.positionEncoding
             var results: [JSONValue] = []
             for position in params["positions"]?.arrayValue ?? [] {
@@ -130,7 +130,7 @@ extension PGNLanguageServer {
     func registerDocumentHighlight() {
         server.capabilities.features["documentHighlightProvider"] = true
         server.registerRequest("textDocument/documentHighlight") { [self] params, context in
-            let (document, analysis, offset) = try placeParams(params, context).parts
+            let (document, analysis, offset) = try await placeParams(params, context).parts
             guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
                 let move = game.analysis.move(atNode: index)
             else { return .null }

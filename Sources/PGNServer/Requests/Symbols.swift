@@ -78,7 +78,7 @@ extension PGNLanguageServer {
     func registerDocumentSymbols() {
         server.capabilities.features["documentSymbolProvider"] = true
         server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
-            let (document, analysis) = try analysis(params, context)
+            let (document, analysis) = try await analysis(params, context)
             let encoding = context.positionEncoding
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
             // Written as text: a 100 MB file has tens of thousands of games.

@@ -137,3 +137,13 @@ let twoGames = """
     1. d4 {[%clk 0:03:00]} d5 2. c4 *
 
     """
+
+/// Writes `text` to a new file of `folder` whose name is `name`'s bytes (which need not be UTF-8).
+func writeFile(named name: [UInt8], in folder: URL, _ text: String) throws {
+    let path = FileSystem.joined(Array(folder.path.utf8), name)
+    let descriptor = FileSystem.withCPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+    guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+    defer { close(descriptor) }
+    let written = Array(text.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+    guard written == text.utf8.count else { throw CocoaError(.fileWriteUnknown) }
+}

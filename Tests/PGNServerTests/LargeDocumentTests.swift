@@ -1,0 +1,84 @@
+import Foundation
+import LanguageServer
+import PGN
+import PGNServer
+import TestSupport
+import XCTest
+
+/// A large document just opened: its whole reading is made once however many requests ask at
+/// the same time, and what the editor shows (tokens and hints of the visible lines, a hover) is
+/// answered from the games on screen before that reading is done, then asked for again.
+final class LargeDocumentTests: XCTestCase {
+    /// 20,000 games of about 70 bytes (1.4 MB), each named by its number, on 4 lines each.
+    static let text = (0..<20_000).map { "[Event \"game \($0)\"]\n\n1. e4 { [%clk 0:05:00] } e5 2. Nf3 $1 Nc6 *\n\n" }
+        .joined()
+    static let uri = "file:///large.pgn"
+
+    func testTheWholeReadingIsMadeOnceForRequestsThatAskAtOnce() async {
+        let analyzer = PGNAnalyzer()
+        let document = Document(uri: Self.uri, version: 1, text: Self.text)
+        let analyses = await withTaskGroup(of: DocumentAnalysis.self) { group in
+            for _ in 0..<6 { group.addTask { await analyzer.analysis(sharing: document) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(analyses.count, 6)
+        XCTAssertEqual(analyses[0].games.count, 20_000)
+        // Made twice, the games would be read twice, into other objects.
+        for analysis in analyses {
+            XCTAssertTrue(analysis.games[6_000].analysis === analyses[0].games[6_000].analysis)
+        }
+    }
+
+    func testTheScreensGamesAreReadAsTheWholeReadingReadsThem() {
+        let analyzer = PGNAnalyzer()
+        let document = Document(uri: Self.uri, version: 1, text: Self.text)
+        // Lines 40,000–40,060: games 10,000 to 10,015, the first begun on an earlier line.
+        let range = document.byteRange(
+            of: LSPRange(start: LSPPosition(line: 40_002, character: 0), end: LSPPosition(line: 40_062, character: 0)),
+            encoding: .utf16)
+        let screen = analyzer.screenAnalysis(of: document, covering: range)
+        XCTAssertFalse(analyzer.hasAnalysis(of: document), "the screen alone is read")
+        XCTAssertEqual(screen.games.count, 16)
+        XCTAssertTrue(screen.diagnostics.isEmpty)
+        let whole = analyzer.analysis(of: document)
+        let first = whole.gameIndex(at: range.lowerBound)!
+        XCTAssertEqual(first, 10_000)
+        for (index, game) in screen.games.enumerated() {
+            let expected = whole.games[first + index]
+            XCTAssertEqual(game.start, expected.start)
+            XCTAssertTrue(game.analysis === expected.analysis, "the whole reading takes the screen's games")
+        }
+        // From the first byte and the last.
+        XCTAssertEqual(analyzer.screenAnalysis(of: document, covering: 0..<0).games.first?.start, 0)
+        let end = document.bytes.count
+        XCTAssertEqual(
+            analyzer.screenAnalysis(of: document, covering: end..<end).games.last?.start, whole.games.last?.start)
+    }
+
+    func testTheScreenIsAnsweredAtOnceAndAskedForAgainWhenTheWholeReadingIsMade() async throws {
+        // No diagnostics before the screen's requests: nothing else starts the whole reading.
+        let client = TestClient { PGNLanguageServer(server: $0, diagnosticsDelay: .seconds(60)).register() }
+        try await client.initialize(
+            positionEncodings: ["utf-16"],
+            capabilities: [
+                "workspace": ["semanticTokens": ["refreshSupport": true], "inlayHint": ["refreshSupport": true]]
+            ])
+        client.open(Self.uri, Self.text)
+        let screen: JSONValue = [
+            "textDocument": ["uri": .string(Self.uri)],
+            "range": ["start": ["line": 0, "character": 0], "end": ["line": 60, "character": 0]],
+        ]
+        let hints = try await client.result("textDocument/inlayHint", screen)
+        XCTAssertEqual(hints.arrayValue?.count, 15 * 3, "the clock, the NAG and the opening of each game shown")
+        let tokens = try await client.result("textDocument/semanticTokens/range", screen)
+        // Asked again once the whole reading is made: the same answer then.
+        for method in ["workspace/semanticTokens/refresh", "workspace/inlayHint/refresh"] {
+            let request = try await client.serverRequest(method)
+            client.send(.response(id: request.id, result: .success(.null)))
+        }
+        let tokensAfter = try await client.result("textDocument/semanticTokens/range", screen)
+        let hintsAfter = try await client.result("textDocument/inlayHint", screen)
+        XCTAssertEqual(tokensAfter, tokens)
+        XCTAssertEqual(hintsAfter, hints)
+    }
+}
