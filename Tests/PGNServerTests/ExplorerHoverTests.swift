@@ -96,8 +96,7 @@ final class ExplorerHoverTests: XCTestCase {
             XCTAssertTrue(hover.contains("(games.ocgdb.db3)"), "the own database still answers: \(hover)")
             XCTAssertTrue(
                 hover.contains(
-                    #"Note: other.db3: the database has no position index; build it with \`pgn-lsp index --db "#
-                        + "\(other)\\`"),
+                    "Note: other.db3: the database has no position index; build it with `pgn-lsp index --db \(other)`"),
                 hover)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before, "a reference is never written")
         }
@@ -214,6 +213,21 @@ final class ExplorerHoverTests: XCTestCase {
             XCTAssertNotNil(hints.arrayValue)
             let status = try await client.shutdownAndExit()
             XCTAssertEqual(status, 0)
+        }
+    }
+
+    func testANoteNamingAFileFromElsewhereKeepsItsCodeAndEscapesTheName() async throws {
+        let name = "![x](https:example.invalid).db3"
+        let settings: JSONValue = ["database": ["references": .array([.string(name)])]]
+        try await withExplorer(settings: settings, capabilities: markdownHovers) { client, folder in
+            let path = folder.appendingPathComponent(name).path
+            try makeDatabase(path, index: false)
+            let hover = try await client.hoverText(client.openMine(folder, text), 2, 4)
+            XCTAssertTrue(
+                hover.contains(
+                    #"Note: \!\[x\](https:example.invalid).db3: the database has no position index; build it with "#
+                        + "`pgn-lsp index --db \(path)`"),
+                hover)
         }
     }
 }

@@ -70,7 +70,7 @@ extension PGNLanguageServer {
         }
         for note in exploration.notes {
             lines.append("")
-            lines.append("Note: \(MarkdownText.escaped(note, limit: 400))")
+            lines.append("Note: \(MarkdownText.escapedKeepingCode(note))")
         }
         return lines.joined(separator: "\n")
     }

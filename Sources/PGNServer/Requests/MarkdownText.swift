@@ -57,6 +57,16 @@ enum MarkdownText {
         return fence + pad + text + pad + fence
     }
 
+    /// A message of the server's own that may hold text from elsewhere (a file's name, an
+    /// error): what stands between backticks stays a code span (fenced anew), the rest is escaped.
+    static func escapedKeepingCode(_ text: String, limit: Int = 400) -> String {
+        let parts = bounded(text, limit: limit).split(separator: "`", omittingEmptySubsequences: false)
+        return parts.enumerated().map { index, part in
+            index % 2 == 1 && index < parts.count - 1
+                ? code(String(part), limit: limit) : escaped(String(part), limit: limit)
+        }.joined()
+    }
+
     /// Markdown made by this server as plain text: the escapes of `escaped` removed.
     static func unescaped(_ markdown: String) -> String {
         var result = ""
