@@ -187,7 +187,15 @@ private struct JSONParser {
             }
             if byte < 0x20 { throw error("control character in a string") }
         }
-        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        // The string's end (its first quote not escaped) bounds its length: the bytes are
+        // copied once into room made for them (a document's text is megabytes).
+        var end = index
+        while end < bytes.count, bytes[end] == ASCII.backslash {
+            end = ByteScan.firstQuoteBackslashOrControl(bytes, from: min(end + 2, bytes.count))
+        }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(end - start)
+        utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
