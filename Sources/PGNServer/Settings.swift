@@ -272,6 +272,6 @@ extension PGNLanguageServer {
                 s.reviewDiagnostics,
             ]
         }
-        if shown(before) != shown(after) { republishAll(context) }
+        if shown(before) != shown(after) { Task { await republishAll(context) } }
     }
 }

@@ -227,7 +227,8 @@ def test_readers_see_an_import_that_runs_and_answer_from_the_games_it_stored_so_
     db = tmp_path / "games.db3"
     paused = PausedImport(db, many_games)
     try:
-        assert 0 < paused.stored < 60000
+        # Caught while it adds games, or after its last one while it builds the opening tree.
+        assert 0 < paused.stored <= 60000
         assert check_index(db) == (1, f"{db}: {UPDATING}; the import brings it up to date at its end\n")
         # Its games are counted as far as they are stored, the opening tree's counts included
         # (which the import builds at its end): the games' moves are replayed.

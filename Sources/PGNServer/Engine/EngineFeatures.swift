@@ -315,13 +315,13 @@ extension PGNLanguageServer {
         }
         outcome = done.count == 1 ? done[0].1.review.oneLine : "Reviewed \(done.count) games"
         server.showMessage(.info, "pgn-lsp: \(outcome)")
-        afterReview(uri, context)
+        await afterReview(uri, context)
         return done.sorted { $0.0 < $1.0 }
     }
 
     /// New review results: diagnostics are pushed again, and hints and lenses refreshed.
-    private func afterReview(_ uri: DocumentURI, _ context: RequestContext) {
-        republish([uri], of: server.documents, context.session)
+    private func afterReview(_ uri: DocumentURI, _ context: RequestContext) async {
+        await republish([uri], of: server.documents, context.session)
         let capabilities = context.session.clientCapabilities
         if capabilities.value(at: "workspace", "inlayHint", "refreshSupport")?.boolValue == true {
             Task { _ = try? await server.sendRequest("workspace/inlayHint/refresh") }

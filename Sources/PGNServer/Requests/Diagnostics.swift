@@ -86,20 +86,19 @@ extension PGNLanguageServer {
     }
 
     /// After a change of settings: the diagnostics of every open document again.
-    func republishAll(_ context: NotificationContext) {
-        republish(context.documents.uris, of: context.documents, context.session)
+    func republishAll(_ context: NotificationContext) async {
+        await republish(context.documents.uris, of: context.documents, context.session)
     }
 
     /// Diagnostics of `uris` changed without an edit (new settings, a review): pushed again, or,
     /// to a client that pulls, a request to pull again.
-    func republish(_ uris: [DocumentURI], of documents: DocumentStore, _ session: Session) {
+    func republish(_ uris: [DocumentURI], of documents: DocumentStore, _ session: Session) async {
         guard !session.clientCapabilities.supportsPullDiagnostics else {
             Task { _ = try? await server.sendRequest("workspace/diagnostic/refresh", params: nil) }
             return
         }
-        let encoding = session.positionEncoding
         for uri in uris {
-            if let document = documents[uri] { Task { await publish(document, encoding: encoding) } }
+            if let document = documents[uri] { await publish(document, encoding: session.positionEncoding) }
         }
     }
 

@@ -38,7 +38,7 @@ extension PGNLanguageServer {
                 // with the index as it is then: asking for it again would make it twice at once.
                 let documents = server.documents
                 let ready = documents.uris.filter { uri in documents[uri].map(analyzer.hasAnalysis) ?? false }
-                if !ready.isEmpty { republish(ready, of: documents, session) }
+                if !ready.isEmpty { Task { await republish(ready, of: documents, session) } }
             } leftOut: { [self] notes in
                 logWorkspaceNotes(notes, of: "the index of the workspace's games")
             }
