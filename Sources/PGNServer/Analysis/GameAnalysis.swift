@@ -204,6 +204,17 @@ public final class PGNAnalyzer: Sendable {
             games.count <= 2 * liveGames + 1024 && cachedBytes + bytes <= 2 * liveBytes + PGNAnalyzer.spareCacheBytes
         }
 
+        /// Adds the analyses the cache does not hold yet, when it has room for all of them;
+        /// false when it has not (nothing is added then).
+        mutating func add(_ analyses: [GameAnalysis]) -> Bool {
+            guard hasRoom(for: analyses.reduce(0) { $0 + $1.text.bytes.count }) else { return false }
+            for game in analyses where games[game.text] == nil {
+                games[game.text] = game
+                cachedBytes += game.text.bytes.count
+            }
+            return true
+        }
+
         /// Keeps only the games of the open documents' latest versions; returns the bytes dropped.
         @discardableResult
         mutating func trim() -> Int {
@@ -238,9 +249,7 @@ public final class PGNAnalyzer: Sendable {
     /// The analysis of a document version, computed once.
     public func analysis(of document: Document) -> DocumentAnalysis {
         let earlier = state.withLock { $0.latest[document.uri] } ?? []
-        if let same = earlier.last(where: { $0.stamp == document.history.stamp }) {
-            return same.with(bytes: document.bytes)
-        }
+        if let same = Self.made(document, in: earlier) { return same }
         // The newest earlier text of this document.
         let base = earlier.last { document.history.edits(since: $0.stamp) != nil }
         var result: DocumentAnalysis
@@ -265,17 +274,9 @@ public final class PGNAnalyzer: Sendable {
                 versions = [stored]
             }
             state.latest[document.uri] = versions
-            let rereadBytes = reread?.reduce(0) { $0 + $1.text.bytes.count } ?? 0
-            if let reread, state.hasRoom(for: rereadBytes) {
-                // After an edit: the games read again join the cache; the stale ones leave it at
-                // the next trim.
-                for game in reread where state.games[game.text] == nil {
-                    state.games[game.text] = game
-                    state.cachedBytes += game.text.bytes.count
-                }
-            } else {
-                state.trim()
-            }
+            // After an edit: the games read again join the cache; the stale ones leave it at the
+            // next trim.
+            if reread.map({ state.add($0) }) != true { state.trim() }
         }
         return result
     }
@@ -292,9 +293,7 @@ public final class PGNAnalyzer: Sendable {
     /// diagnostics, tokens, folds and lenses all ask at once).
     public func analysis(sharing document: Document) async -> DocumentAnalysis {
         let stamp = document.history.stamp
-        if let ready = state.withLock({ $0.latest[document.uri] })?.last(where: { $0.stamp == stamp }) {
-            return ready.with(bytes: document.bytes)
-        }
+        if let ready = Self.made(document, in: state.withLock { $0.latest[document.uri] } ?? []) { return ready }
         let task = flights.withLock { flights -> Task<DocumentAnalysis, Never> in
             if let flight = flights[document.uri], flight.stamp == stamp { return flight.task }
             let task = Task<DocumentAnalysis, Never>.detached { [self] in self.analysis(of: document) }
@@ -325,22 +324,18 @@ public final class PGNAnalyzer: Sendable {
             let parser = Parser(buffer, start: start, firstGameIndex: 0) { $0 > range.upperBound }
             return parser.games.map(\.range)
         }
-        let texts = ranges.map { GameText(Array(bytes[$0])) }
         let cache = state.withLock { $0.games }
-        let analyses = Self.analyses(of: texts) { cache[$0] }
-        state.withLock { state in
-            let fresh = analyses.filter { state.games[$0.text] == nil }
-            let freshBytes = fresh.reduce(0) { $0 + $1.text.bytes.count }
-            guard state.hasRoom(for: freshBytes) else { return }
-            for game in fresh {
-                state.games[game.text] = game
-                state.cachedBytes += game.text.bytes.count
-            }
-        }
+        let analyses = Self.analyses(of: Self.texts(of: ranges, in: bytes)) { cache[$0] }
+        state.withLock { _ = $0.add(analyses) }
         let games = zip(ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
         return DocumentAnalysis(
             uri: document.uri, version: document.version, bytes: bytes, games: games, diagnostics: [],
             stamp: document.history.stamp, length: bytes.count)
+    }
+
+    /// The analysis of this version among a document's kept analyses, with its bytes.
+    private static func made(_ document: Document, in kept: [DocumentAnalysis]) -> DocumentAnalysis? {
+        kept.last { $0.stamp == document.history.stamp }?.with(bytes: document.bytes)
     }
 
     /// Whether the analysis of this document version is made already (`analysis(of:)` would
@@ -515,7 +510,7 @@ public final class PGNAnalyzer: Sendable {
         // The games read again: most are in the previous reading or the cache.
         var known: [GameText: GameAnalysis] = [:]
         for game in old[first..<resumed] { known[game.analysis.text] = game.analysis }
-        let texts = ranges.map { GameText(Array(bytes[$0])) }
+        let texts = Self.texts(of: ranges, in: bytes)
         let analyses = Self.analyses(of: texts) { text in
             known[text] ?? state.withLock { $0.games[text] }
         }
@@ -598,16 +593,22 @@ public final class PGNAnalyzer: Sendable {
             texts.deinitialize()
             texts.deallocate()
         }
-        let chunk = max(1, ranges.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
         bytes.withUnsafeBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
-            DispatchQueue.concurrentPerform(iterations: (ranges.count + chunk - 1) / chunk) { part in
-                for k in (part * chunk)..<min(ranges.count, (part + 1) * chunk) {
-                    (texts.baseAddress! + k).initialize(to: GameText(Array(buffer[ranges[k]])))
-                }
+            forEachOnEveryCore(ranges.count) { k in
+                (texts.baseAddress! + k).initialize(to: GameText(Array(buffer[ranges[k]])))
             }
         }
         return Array(texts)
+    }
+
+    /// Calls `body` with each of `0..<count` on every core, in chunks (eight for each core):
+    /// what the games of a document need, one at a time and independently.
+    static func forEachOnEveryCore(_ count: Int, _ body: @Sendable (Int) -> Void) {
+        let chunk = max(1, count / (8 * ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { part in
+            for k in (part * chunk)..<min(count, (part + 1) * chunk) { body(k) }
+        }
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are
@@ -624,12 +625,7 @@ public final class PGNAnalyzer: Sendable {
             if let analysis = known(text) { fresh[index] = analysis } else { unknown.append(index) }
         }
         let missing = unknown
-        let chunk = max(1, missing.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
-        DispatchQueue.concurrentPerform(iterations: (missing.count + chunk - 1) / chunk) { part in
-            for k in (part * chunk)..<min(missing.count, (part + 1) * chunk) {
-                fresh[missing[k]] = GameAnalysis(text: texts[missing[k]])
-            }
-        }
+        forEachOnEveryCore(missing.count) { k in fresh[missing[k]] = GameAnalysis(text: texts[missing[k]]) }
         return fresh.map { $0! }
     }
 

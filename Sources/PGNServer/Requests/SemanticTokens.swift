@@ -350,12 +350,7 @@ extension PGNLanguageServer {
             $0.range.overlaps(wanted) || ($0.range.isEmpty && wanted.contains($0.start))
         }
         if shown.count > 256 {
-            let chunk = max(1, shown.count / (8 * ProcessInfo.processInfo.activeProcessorCount))
-            DispatchQueue.concurrentPerform(iterations: (shown.count + chunk - 1) / chunk) { part in
-                for k in (part * chunk)..<min(shown.count, (part + 1) * chunk) {
-                    _ = shown[k].analysis.semanticTokens(encoding)
-                }
-            }
+            PGNAnalyzer.forEachOnEveryCore(shown.count) { _ = shown[$0].analysis.semanticTokens(encoding) }
         }
         var end = 0
         for game in analysis.games {
