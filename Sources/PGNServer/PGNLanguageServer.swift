@@ -86,12 +86,13 @@ public final class PGNLanguageServer: Sendable {
     }
 
     /// The analysis a request about what the editor shows (`range`) is answered from: the whole
-    /// document's when it is made or the document is small, else a reading of the games around
+    /// document's when it is made, the document is small or an earlier version's reading is
+    /// kept (after an edit the reading takes milliseconds), else a reading of the games around
     /// the range (`PGNAnalyzer.screenAnalysis`), and the client is asked to ask again once the
     /// whole reading is made (`screenAnswered`).
     func screenAnalysis(_ document: Document, _ range: Range<Int>, _ context: RequestContext) async -> DocumentAnalysis
     {
-        guard document.bytes.count >= Self.screenFirstBytes, !analyzer.hasAnalysis(of: document) else {
+        guard document.bytes.count >= Self.screenFirstBytes, !analyzer.hasAnyAnalysis(of: document.uri) else {
             return await analyzer.analysis(sharing: document)
         }
         let analysis = analyzer.screenAnalysis(of: document, covering: range)

@@ -90,6 +90,10 @@ final class DerivedValues: Sendable {
     }
     private let slots = Locked(Slots())
 
+    func has<Value: Sendable>(_ slot: WritableKeyPath<Slots, Value?>) -> Bool {
+        slots.withLock { $0[keyPath: slot] != nil }
+    }
+
     func value<Value: Sendable>(_ slot: WritableKeyPath<Slots, Value?>, _ make: () -> Value) -> Value {
         if let done = slots.withLock({ $0[keyPath: slot] }) { return done }
         let made = make()
@@ -331,6 +335,12 @@ public final class PGNAnalyzer: Sendable {
         return DocumentAnalysis(
             uri: document.uri, version: document.version, bytes: bytes, games: games, diagnostics: [],
             stamp: document.history.stamp, length: bytes.count)
+    }
+
+    /// Whether a reading of some version of the document is kept: the reading of a later one
+    /// then reads only around the edits since, which takes milliseconds.
+    public func hasAnyAnalysis(of uri: DocumentURI) -> Bool {
+        state.withLock { !($0.latest[uri]?.isEmpty ?? true) }
     }
 
     /// The analysis of this version among a document's kept analyses, with its bytes.

@@ -125,13 +125,18 @@ extension GameAnalysis {
     /// column (on line 0, from the game's first byte), length, type, modifiers; one token per
     /// line of a comment. Made once per game and column encoding.
     func semanticTokens(_ encoding: PositionEncoding) -> [Int32] {
-        let slot: WritableKeyPath<DerivedValues.Slots, [Int32]?> =
-            switch encoding {
-            case .utf8: \.tokensUTF8
-            case .utf16: \.tokensUTF16
-            case .utf32: \.tokensUTF32
-            }
-        return derived.value(slot) { makeSemanticTokens(encoding) }
+        derived.value(Self.tokensSlot(encoding)) { makeSemanticTokens(encoding) }
+    }
+
+    /// Whether the game's tokens in `encoding` are made already.
+    func hasSemanticTokens(_ encoding: PositionEncoding) -> Bool { derived.has(Self.tokensSlot(encoding)) }
+
+    private static func tokensSlot(_ encoding: PositionEncoding) -> WritableKeyPath<DerivedValues.Slots, [Int32]?> {
+        switch encoding {
+        case .utf8: \.tokensUTF8
+        case .utf16: \.tokensUTF16
+        case .utf32: \.tokensUTF32
+        }
     }
 
     private func makeSemanticTokens(_ encoding: PositionEncoding) -> [Int32] {
@@ -212,7 +217,7 @@ extension PGNLanguageServer {
         }
         server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
-            let segments = try tokenSegments(analysis, document, nil, context.positionEncoding)
+            let segments = try tokenSegments(analysis, document, nil, context.positionEncoding, firstTime: true)
             var writer = SemanticTokenWriter()
             writer.add(segments)
             let id = semanticTokenResults.store(segments, lineCount: document.lineCount, for: document.uri)
@@ -221,10 +226,11 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/semanticTokens/full/delta", wholeDocument: true) {
             [self] params, context in
             let (document, analysis) = try await analysis(params, context)
-            let segments = try tokenSegments(analysis, document, nil, context.positionEncoding)
             let previous = params["previousResultId"]?.stringValue.flatMap {
                 semanticTokenResults.result($0, for: document.uri)
             }
+            let segments = try tokenSegments(
+                analysis, document, nil, context.positionEncoding, firstTime: previous == nil)
             let id = semanticTokenResults.store(segments, lineCount: document.lineCount, for: document.uri)
             guard let previous else {
                 var writer = SemanticTokenWriter()
@@ -298,8 +304,11 @@ extension PGNLanguageServer {
     /// The document's tokens in segments, of the whole document or of the games and the text
     /// between them on some lines. Each game's tokens are made once
     /// (`GameAnalysis.semanticTokens`); only the comments between games are read here.
+    /// `firstTime`: the whole document's tokens asked for without an earlier result (a file just
+    /// opened), when most games have none made yet.
     func tokenSegments(
-        _ analysis: DocumentAnalysis, _ document: Document, _ lines: ClosedRange<Int>?, _ encoding: PositionEncoding
+        _ analysis: DocumentAnalysis, _ document: Document, _ lines: ClosedRange<Int>?, _ encoding: PositionEncoding,
+        firstTime: Bool = false
     ) throws -> [TokenSegment] {
         var wanted = 0..<document.bytes.count
         if let lines {
@@ -345,12 +354,12 @@ extension PGNLanguageServer {
                 segments.append(TokenSegment(game: nil, tokens: tokens, line: origin.line, character: origin.character))
             }
         }
-        // The games' own tokens, made on every core first (each is made once and kept).
-        let shown = analysis.games.filter {
-            $0.range.overlaps(wanted) || ($0.range.isEmpty && wanted.contains($0.start))
-        }
-        if shown.count > 256 {
-            PGNAnalyzer.forEachOnEveryCore(shown.count) { _ = shown[$0].analysis.semanticTokens(encoding) }
+        // The first time, the games' own tokens not made yet are made on every core first (each
+        // is made once and kept: after an edit only the edited games lack theirs).
+        let missing =
+            firstTime ? analysis.games.filter { !$0.analysis.hasSemanticTokens(encoding) } : []
+        if missing.count > 256 {
+            PGNAnalyzer.forEachOnEveryCore(missing.count) { _ = missing[$0].analysis.semanticTokens(encoding) }
         }
         var end = 0
         for game in analysis.games {
