@@ -124,6 +124,13 @@ public struct Parser {
         if !keepsSyntax {
             finished.nodes = []
             finished.tags = []
+        } else if finished.nodes.capacity > finished.nodes.count + finished.nodes.count / 8 {
+            // A game's nodes are kept as long as its document is open: without the room the
+            // appends left (a quarter of them on average).
+            finished.nodes = finished.nodes.withoutRoom()
+        }
+        if keepsSyntax && finished.tags.capacity > finished.tags.count + finished.tags.count / 8 {
+            finished.tags = finished.tags.withoutRoom()
         }
         games.append(finished)
         game = nil
@@ -570,6 +577,16 @@ public struct Parser {
             }
             pushedBack = token
             return
+        }
+    }
+}
+
+extension Array {
+    /// A copy without the room appends left: for arrays kept long.
+    func withoutRoom() -> [Element] {
+        Array(unsafeUninitializedCapacity: count) { room, initialized in
+            _ = room.initialize(from: self)
+            initialized = count
         }
     }
 }

@@ -29,7 +29,8 @@ public struct TwinKey: Sendable, Hashable {
             return nil
         }
         self.identity = identity
-        self.prefixes = prefixes
+        // Kept as long as the game's document is open: without the room the appends left.
+        self.prefixes = prefixes.capacity > prefixes.count + prefixes.count / 8 ? prefixes.withoutRoom() : prefixes
     }
 
     /// Players, date, round and start position, hashed; nil for a game that names neither player.

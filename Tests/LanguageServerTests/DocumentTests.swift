@@ -277,4 +277,19 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// Positions asked in increasing order from the previous answer's line are those asked alone,
+    /// also when an offset goes back.
+    func testPositionsFromThePreviousLineAreThePositions() {
+        let text = String(repeating: "aé Ж日本😀b\r\nsecond\rthird\n\n", count: 50)
+        let document = Document(uri: "file:///a.pgn", version: 1, text: text)
+        for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
+            var line = 0
+            for offset in Array(stride(from: 0, through: document.bytes.count + 2, by: 3)) + [40, 7, 0, 900] {
+                let alone = document.position(of: offset, encoding: encoding)
+                XCTAssertEqual(document.position(of: offset, encoding: encoding, fromLine: &line), alone, "\(offset)")
+                XCTAssertEqual(line, alone.line)
+            }
+        }
+    }
 }

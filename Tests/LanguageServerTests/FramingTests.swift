@@ -148,4 +148,22 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(events, [.frame([])])
         XCTAssertNil(end)
     }
+
+    /// A body of a megabyte or more is handed over as the buffer it was read into: with a
+    /// header before it, the next frame's bytes after it, and any split, it is the same body.
+    func testLargeBodiesAreTheBytesSentWhateverTheSplits() {
+        let large = Array(("{\"text\":\"" + String(repeating: "é1. e4 e5 ", count: 120_000) + "\"}").utf8)
+        let stream = encodeFrame(first) + encodeFrame(large) + encodeFrame(second)
+        for split in [0, 10, encodeFrame(first).count + 5, stream.count / 2, stream.count - second.count - 3] {
+            let (events, end) = decode([Array(stream[..<split]), Array(stream[split...])])
+            XCTAssertEqual(events, [.frame(first), .frame(large), .frame(second)], "split at \(split)")
+            XCTAssertNil(end)
+        }
+        let (events, end) = decode(
+            stride(from: 0, to: stream.count, by: 65_536).map {
+                Array(stream[$0..<min($0 + 65_536, stream.count)])
+            })
+        XCTAssertEqual(events, [.frame(first), .frame(large), .frame(second)], "read 64 KB at a time")
+        XCTAssertNil(end)
+    }
 }

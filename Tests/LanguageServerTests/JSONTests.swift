@@ -122,4 +122,37 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(text.json.arrayValue?.first?["range"]?["end"]?["line"], 3)
         XCTAssertEqual(Set([text.json, built]).count, 1, "equal values hash alike")
     }
+
+    /// A long string read into its own storage: escapes of every kind at both ends and inside,
+    /// and the errors a short one gets.
+    func testLongStringsWithEscapesReadTheSame() throws {
+        let line = "[White \\\"Carlsen, Magnus\\\"]\\n1. e4 {\\u00e9\\ud834\\udd1e\\t} e5\\r\\n"
+        for extra in ["", "\\ud834", "\\/", "é"] {
+            let json = "\"" + extra + String(repeating: line, count: 5_000) + extra + "\""
+            let read = try JSONValue(parsing: json).stringValue
+            if extra == "\\ud834" {
+                // Half a surrogate pair, which Foundation refuses: U+FFFD at both ends.
+                XCTAssertEqual(read?.hasPrefix("\u{FFFD}[White"), true)
+                XCTAssertEqual(read?.hasSuffix("\r\n\u{FFFD}"), true)
+            } else {
+                let expected = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+                XCTAssertEqual(read, expected as? String, extra)
+            }
+        }
+        let long = String(repeating: "\\n", count: 40_000)
+        XCTAssertThrowsError(try JSONValue(parsing: "\"" + long + "\\x\""), "an invalid escape")
+        XCTAssertThrowsError(try JSONValue(parsing: "\"" + long), "unterminated")
+        XCTAssertThrowsError(try JSONValue(parsing: Array(("\"" + long).utf8) + [0x01, 0x22]), "a control character")
+    }
+
+    /// Pieces written one after the other are the serialized text, a long text value being one.
+    func testPiecesAreTheSerializedText() throws {
+        let tokens = JSONValue.text(Array(("[" + (0..<40_000).map(String.init).joined(separator: ",") + "]").utf8))
+        let value: JSONValue = ["id": 3, "result": ["data": tokens, "resultId": "7"], "list": [1, "two", .null]]
+        let pieces = value.serializedPieces()
+        XCTAssertEqual(pieces.flatMap { $0 }, value.serialized())
+        XCTAssertEqual(pieces.count, 3, "before the long text, the text, after it")
+        XCTAssertEqual(try JSONValue(parsing: pieces.flatMap { $0 }), value)
+        XCTAssertEqual(JSONValue.integers([1, 2]).serializedPieces(), [Array("[1,2]".utf8)])
+    }
 }

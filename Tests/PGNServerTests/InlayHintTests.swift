@@ -40,4 +40,22 @@ final class InlayHintTests: XCTestCase {
         XCTAssertEqual(
             openings.first?["tooltip"], "Opening (lichess's names): 1. e4 e5 2. Nf3 Nc6 3. Bb5")
     }
+
+    /// Neovim asks for the whole buffer's hints: in a file of many games the answer holds those
+    /// of the first games of the range, and a range further on gets its own.
+    func testAWholeDocumentRangeHasTheHintsOfItsFirstGames() async throws {
+        let game = "[Event \"x\"]\n\n1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] } *\n\n"
+        let count = 300
+        let client = try await TestClient.pgn(String(repeating: game, count: count))
+        func clocks(_ from: Int, _ to: Int) async throws -> [Int] {
+            let hints = try await client.result(
+                "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(from, 0, to, 0)])
+            return (clockHints(hints).arrayValue ?? []).compactMap { $0["position"]?["line"]?.intValue }
+        }
+        let whole = try await clocks(0, 4 * count)
+        XCTAssertEqual(whole.count, 2 * 200, "two clocks in each of the first 200 games")
+        XCTAssertEqual(whole.last, 4 * 199 + 2)
+        let further = try await clocks(4 * 250, 4 * 251)
+        XCTAssertEqual(further, [4 * 250 + 2, 4 * 250 + 2], "the range's own game")
+    }
 }

@@ -54,19 +54,33 @@ final class SemanticTokensTests: XCTestCase {
     }
 
     func testDeltasAfterRandomEditsEqualTheTokensOfANewServer() async throws {
+        try await checkRandomEdits(of: Self.text, seed: 7)
+    }
+
+    /// The same game many times (one analysis serves every copy), and clients that name a result
+    /// a few edits old: each answer still turns the named result into the new tokens.
+    func testDeltasFromOlderResultsInAFileOfCopiesEqualTheTokensOfANewServer() async throws {
+        let game = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 {a\nb} Nc6 3. Bb5 a6 *\n\n"
+        try await checkRandomEdits(of: String(repeating: game, count: 8), seed: 11, olderResults: true)
+    }
+
+    /// Random edits of `text`, each followed by a delta from the latest result (or, with
+    /// `olderResults`, from one of the last four), applied as a client applies them.
+    private func checkRandomEdits(of start: String, seed: UInt64, olderResults: Bool = false) async throws {
         let client = TestClient { PGNLanguageServer(server: $0).register() }
         let result = try await client.initialize()
         XCTAssertEqual(result["capabilities"]?["semanticTokensProvider"]?["full"]?["delta"], true)
-        var text = Self.text
+        var text = start
         client.open(uri, text)
         let first = try await tokens(client, "full")
         var data = integers(first["data"])
         var resultID = first["resultId"]?.stringValue ?? ""
+        var results = [(id: resultID, data: data)]
         XCTAssertFalse(data.isEmpty)
         let expected = try await fresh(text)
         XCTAssertEqual(data, expected)
 
-        var random = SplitMix64(seed: 7)
+        var random = SplitMix64(seed: seed)
         func pick(_ bound: Int) -> Int { bound <= 1 ? 0 : Int.random(in: 0..<bound, using: &random) }
         let pieces = [" ", "{", "}", "(", ")", "Nf3 ", "\n", "[Site \"é\"]\n", "\n%esc\n", "1-0\n\n", "♞", ";x"]
         for version in 2...40 {
@@ -84,14 +98,20 @@ final class SemanticTokensTests: XCTestCase {
             text = lines.joined(separator: "\n")
             client.change(uri, version: version, [changeEvent(range, inserted)])
 
+            if olderResults { (resultID, data) = results[max(0, results.count - 1 - pick(4))] }
             let answer = try await tokens(client, "full/delta", ["previousResultId": .string(resultID)])
             XCTAssertNil(answer["data"], "a delta, not the whole data")
-            for edit in answer["edits"]?.arrayValue ?? [] {
+            // Each edit's start is in the named result's integers: applied from the last.
+            let edits = answer["edits"]?.arrayValue ?? []
+            let starts = edits.compactMap { $0["start"]?.intValue }
+            XCTAssertEqual(starts, starts.sorted(), "edits in order")
+            for edit in edits.reversed() {
                 let start = try XCTUnwrap(edit["start"]?.intValue)
                 let count = try XCTUnwrap(edit["deleteCount"]?.intValue)
                 data.replaceSubrange(start..<(start + count), with: integers(edit["data"]))
             }
             resultID = answer["resultId"]?.stringValue ?? ""
+            results.append((resultID, data))
             let expected = try await fresh(text)
             XCTAssertEqual(data, expected, "after edit \(version): \(inserted.debugDescription) at \(range)")
             if data != expected { return }
@@ -129,12 +149,13 @@ final class SemanticTokensTests: XCTestCase {
             client.change(uri, version: version, [changeEvent(LSPRange(start: position, end: position), " ")])
             previous = try await tokens(client, "full/delta", ["previousResultId": previous["resultId"] ?? .null])
         }
-        // A client that dropped the last two answers names the first result.
+        // A client that dropped the last two answers names the first result: one small edit for
+        // each place typed at, not the games between them.
         let answer = try await tokens(client, "full/delta", ["previousResultId": first["resultId"] ?? .null])
         XCTAssertNil(answer["data"], "an edit, not the whole data")
         let edits = answer["edits"]?.arrayValue ?? []
-        XCTAssertEqual(edits.count, 1)
-        XCTAssertLessThan(integers(edits.first?["data"]).count, 200, "\(edits)")
+        XCTAssertEqual(edits.count, 2)
+        for edit in edits { XCTAssertLessThanOrEqual(integers(edit["data"]).count, 5, "\(edits)") }
     }
 
     func testAnUnknownPreviousResultGetsTheWholeData() async throws {
@@ -170,5 +191,19 @@ final class SemanticTokensTests: XCTestCase {
             column = data[i] == 0 ? column + data[i + 1] : data[i + 1]
             return [line, column, data[i + 2], data[i + 3], data[i + 4]]
         }
+    }
+
+    /// A token past column 65,535 (a comment on one very long line) does not fit the tokens'
+    /// compact form: the game keeps them in full, and they come out right.
+    func testTokensOnAVeryLongLineComeOutRight() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0).register() }
+        try await client.initialize(positionEncodings: ["utf-8"])
+        let comment = "{" + String(repeating: "a", count: 70_000) + "}"
+        let text = "[Event \"long\"]\n\n1. e4 \(comment) e5 2. Nf3 *\n"
+        client.open(uri, text)
+        let whole = absolute(integers(try await tokens(client, "full")["data"]))
+        let column = "1. e4 ".utf8.count + comment.utf8.count + 1
+        XCTAssertTrue(whole.contains([2, column, 2, 3, 0]), "e5 after the comment: \(whole.suffix(4))")
+        XCTAssertTrue(whole.contains([2, "1. e4 ".utf8.count, comment.utf8.count, 5, 0]), "the comment")
     }
 }

@@ -49,6 +49,12 @@ public struct Document: Sendable, Hashable {
         lineIndex.position(of: offset, in: bytes, encoding: encoding)
     }
 
+    /// The same for offsets asked in increasing order, `line` being the previous answer's line
+    /// (`LineIndex.position(of:in:encoding:fromLine:)`).
+    public func position(of offset: Int, encoding: PositionEncoding, fromLine line: inout Int) -> LSPPosition {
+        lineIndex.position(of: offset, in: bytes, encoding: encoding, fromLine: &line)
+    }
+
     /// The bytes a range covers; a range whose end is before its start covers the bytes between them.
     public func byteRange(of range: LSPRange, encoding: PositionEncoding) -> Range<Int> {
         let start = offset(of: range.start, encoding: encoding)

@@ -82,6 +82,35 @@ public struct LineIndex: Sendable, Hashable {
             in: encoding)
     }
 
+    /// `position(of:in:encoding:)` for offsets asked in increasing order (the start of each game
+    /// of a document): the line is searched forward from `line`, the previous answer's line, which
+    /// becomes this one's. A line's first byte takes no column count.
+    public func position(
+        of offset: Int, in bytes: [UInt8], encoding: PositionEncoding, fromLine line: inout Int
+    ) -> LSPPosition {
+        let clamped = min(max(offset, 0), bytes.count)
+        let starts = lineStarts
+        var low = min(max(line, 0), starts.count - 1)
+        guard starts[low] <= clamped else {
+            line = self.line(containing: clamped)
+            return position(of: offset, in: bytes, encoding: encoding)
+        }
+        // Galloping: the next offset is most often a few lines on.
+        var step = 1
+        while low + step < starts.count && starts[low + step] <= clamped {
+            low += step
+            step *= 2
+        }
+        var high = min(low + step, starts.count)
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if starts[middle] <= clamped { low = middle } else { high = middle }
+        }
+        line = low
+        if starts[low] == clamped { return LSPPosition(line: low, character: 0) }
+        return position(of: offset, in: bytes, encoding: encoding)
+    }
+
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
     /// end of its line.
     public func position(of offset: Int, in bytes: [UInt8], encoding: PositionEncoding) -> LSPPosition {

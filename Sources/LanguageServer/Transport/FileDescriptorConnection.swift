@@ -92,12 +92,13 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
 
     public func send(_ message: Message) {
         guard !state.withLock({ $0.closed }) else { return }
-        // Header and body are written one after the other: a body of 100 MB is not copied into a frame.
-        let body = message.json.serialized()
-        let header = frameHeader(length: body.count)
+        // Header and body's pieces are written one after the other: a body of 100 MB is not
+        // copied into a frame, nor its long texts into the body.
+        let pieces = message.json.serializedPieces()
+        let header = frameHeader(length: pieces.reduce(0) { $0 + $1.count })
         writer.async { [self] in
             guard !state.withLock({ $0.closed || $0.outputBroken }) else { return }
-            if !(writeAll(header) && writeAll(body)) {
+            if !(writeAll(header) && pieces.allSatisfy { writeAll($0) }) {
                 state.withLock { $0.outputBroken = true }
                 standardErrorWrite(
                     "pgn-lsp: cannot write to the client (\(String(cString: strerror(errno)))); output stops\n")

@@ -69,6 +69,9 @@ public struct FrameDecoder: Sendable {
     private var resynchronizing = false
 
     private static let contentLength = Array("content-length".utf8)
+    /// From this length on, a body is read into a buffer of its own and handed over as it is (a
+    /// 100 MB document is not copied once more).
+    static let movedLength = 1 << 20
 
     public init(maximumFrameLength: Int = 1 << 29, maximumHeaderLength: Int = 1 << 16) {
         self.maximumFrameLength = maximumFrameLength
@@ -92,9 +95,18 @@ public struct FrameDecoder: Sendable {
             if skipRemaining > 0 { return nil }
             if let length = pendingLength {
                 guard buffer.count - start >= length else { return nil }
+                pendingLength = nil
+                if start == 0 && length >= Self.movedLength {
+                    // A large body is the buffer itself (`complete` below put it first): handed
+                    // over without a copy, with the bytes after it (a next frame's) kept.
+                    var body = buffer
+                    buffer = Array(body[length...])
+                    body.removeLast(body.count - length)
+                    lineStart = 0
+                    return .frame(body)
+                }
                 let body = Array(buffer[start..<start + length])
                 consume(upTo: start + length)
-                pendingLength = nil
                 return .frame(body)
             }
             if resynchronizing {
@@ -123,7 +135,18 @@ public struct FrameDecoder: Sendable {
                     return .error(.frameTooLarge(length: length, limit: maximumFrameLength))
                 }
                 pendingLength = length
-                if buffer.count - start < length { buffer.reserveCapacity(start + length) }
+                if length >= Self.movedLength && start > 0 {
+                    // The body will be handed over as the buffer: it starts the buffer, with room
+                    // for all of it.
+                    var moved: [UInt8] = []
+                    moved.reserveCapacity(max(length, buffer.count - start))
+                    moved.append(contentsOf: buffer[start...])
+                    buffer = moved
+                    start = 0
+                    lineStart = 0
+                } else if buffer.count - start < length {
+                    buffer.reserveCapacity(start + length)
+                }
             }
         }
     }

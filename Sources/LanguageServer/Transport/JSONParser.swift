@@ -188,70 +188,80 @@ private struct JSONParser {
             if byte < 0x20 { throw error("control character in a string") }
         }
         // The string's end (its first quote not escaped) bounds its length: the bytes are
-        // copied once into room made for them (a document's text is megabytes).
+        // written once, into the string's own storage (a document's text is megabytes).
         var end = index
         while end < bytes.count, bytes[end] == ASCII.backslash {
             end = ByteScan.firstQuoteBackslashOrControl(bytes, from: min(end + 2, bytes.count))
         }
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(end - start)
-        utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case ASCII.quote:
-                index += 1
-                return String(decoding: utf8, as: UTF8.self)
-            case ASCII.backslash:
-                try parseEscape(into: &utf8)
-            case 0..<0x20:
-                throw error("control character in a string")
-            default:
-                // The plain bytes up to the next quote, backslash or control character, at once
-                // (a document's text has an escaped line break on every line).
-                let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index + 1)
-                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
-                index = end
+        var failure: JSONParseError?
+        let string = String(unsafeUninitializedCapacity: max(end - start, 1)) { room in
+            var written = index - start
+            room.baseAddress!.initialize(from: bytes.baseAddress! + start, count: written)
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case ASCII.quote:
+                    index += 1
+                    return written
+                case ASCII.backslash:
+                    do throws(JSONParseError) {
+                        // An escape is never shorter than what it stands for in UTF-8.
+                        UTF8.encode(try parseEscape()) { unit in
+                            room[written] = unit
+                            written += 1
+                        }
+                    } catch {
+                        failure = error
+                        return 0
+                    }
+                case 0..<0x20:
+                    failure = self.error("control character in a string")
+                    return 0
+                default:
+                    // The plain bytes up to the next quote, backslash or control character, at once
+                    // (a document's text has an escaped line break on every line).
+                    let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index + 1)
+                    (room.baseAddress! + written).initialize(from: bytes.baseAddress! + index, count: end - index)
+                    written += end - index
+                    index = end
+                }
             }
+            failure = self.error("unterminated string")
+            return 0
         }
-        throw error("unterminated string")
+        if let failure { throw failure }
+        return string
     }
 
-    mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseError) {
+    /// The character an escape (`\n`, `\u00e9`, a surrogate pair) stands for; a lone half of a
+    /// pair is U+FFFD.
+    mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
         index += 1
         guard index < bytes.count else { throw error("unterminated string") }
         let escaped = bytes[index]
         index += 1
         switch escaped {
-        case ASCII.quote, ASCII.backslash, ASCII.slash: utf8.append(escaped)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
-        case UInt8(ascii: "n"): utf8.append(0x0A)
-        case UInt8(ascii: "r"): utf8.append(0x0D)
-        case UInt8(ascii: "t"): utf8.append(0x09)
+        case ASCII.quote, ASCII.backslash, ASCII.slash: return Unicode.Scalar(escaped)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             let unit = try parseHexQuad()
-            var scalar: Unicode.Scalar
-            if UTF16.isLeadSurrogate(unit) {
-                // A pair written as two escapes; a lone half becomes U+FFFD.
-                if bytes.count - index >= 6, bytes[index] == ASCII.backslash, bytes[index + 1] == UInt8(ascii: "u") {
-                    let saved = index
-                    index += 2
-                    let trail = try parseHexQuad()
-                    if UTF16.isTrailSurrogate(trail) {
-                        let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
-                        scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
-                    } else {
-                        index = saved
-                        scalar = "\u{FFFD}"
-                    }
-                } else {
-                    scalar = "\u{FFFD}"
-                }
-            } else {
-                scalar = Unicode.Scalar(UInt32(unit)) ?? "\u{FFFD}"
+            guard UTF16.isLeadSurrogate(unit) else { return Unicode.Scalar(UInt32(unit)) ?? "\u{FFFD}" }
+            // A pair written as two escapes; a lone half becomes U+FFFD.
+            guard bytes.count - index >= 6, bytes[index] == ASCII.backslash, bytes[index + 1] == UInt8(ascii: "u")
+            else { return "\u{FFFD}" }
+            let saved = index
+            index += 2
+            let trail = try parseHexQuad()
+            guard UTF16.isTrailSurrogate(trail) else {
+                index = saved
+                return "\u{FFFD}"
             }
-            utf8.append(contentsOf: UTF8.encode(scalar)!)
+            let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
+            return Unicode.Scalar(value) ?? "\u{FFFD}"
         default:
             index -= 1
             throw error("invalid escape")

@@ -6,40 +6,72 @@ extension JSONValue {
         return output
     }
 
+    /// The same text in pieces, written one after the other: a long `text` value (a 100 MB
+    /// document's semantic tokens) is a piece of its own, shared instead of copied.
+    public func serializedPieces() -> [[UInt8]] {
+        var sink = PieceSink()
+        sink.write(self)
+        sink.pieces.append(sink.current)
+        return sink.pieces.filter { !$0.isEmpty }
+    }
+
     public func write(to output: inout [UInt8]) {
-        switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): JSONValue.writeInteger(value, to: &output)
-        case .double(let value):
-            // JSON has no infinities or NaN.
-            output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
-        case .string(let value): JSONValue.writeString(value, to: &output)
-        case .array(let elements):
-            output.append(UInt8(ascii: "["))
-            for (position, element) in elements.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                element.write(to: &output)
+        var sink = PieceSink(current: output, sharing: false)
+        output = []
+        sink.write(self)
+        output = sink.current
+    }
+
+    /// Where the text goes: `current`, and `pieces` before it when long texts are shared.
+    private struct PieceSink {
+        var pieces: [[UInt8]] = []
+        var current: [UInt8] = []
+        /// Whether a long `text` becomes a piece of its own.
+        var sharing = true
+        static let sharedLength = 1 << 16
+
+        mutating func write(_ value: JSONValue) {
+            switch value {
+            case .null: current.append(contentsOf: "null".utf8)
+            case .bool(let value): current.append(contentsOf: (value ? "true" : "false").utf8)
+            case .integer(let value): JSONValue.writeInteger(value, to: &current)
+            case .double(let value):
+                // JSON has no infinities or NaN.
+                current.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
+            case .string(let value): JSONValue.writeString(value, to: &current)
+            case .array(let elements):
+                current.append(UInt8(ascii: "["))
+                for (position, element) in elements.enumerated() {
+                    if position > 0 { current.append(UInt8(ascii: ",")) }
+                    write(element)
+                }
+                current.append(UInt8(ascii: "]"))
+            case .object(let members):
+                current.append(UInt8(ascii: "{"))
+                for (position, key) in members.keys.sorted().enumerated() {
+                    if position > 0 { current.append(UInt8(ascii: ",")) }
+                    JSONValue.writeString(key, to: &current)
+                    current.append(UInt8(ascii: ":"))
+                    write(members[key]!)
+                }
+                current.append(UInt8(ascii: "}"))
+            case .text(let bytes):
+                if sharing && bytes.count >= Self.sharedLength {
+                    pieces.append(current)
+                    pieces.append(bytes)
+                    current = []
+                } else {
+                    current.append(contentsOf: bytes)
+                }
+            case .integers(let values):
+                current.reserveCapacity(current.count + values.count * 3 + 2)
+                current.append(UInt8(ascii: "["))
+                for (position, value) in values.enumerated() {
+                    if position > 0 { current.append(UInt8(ascii: ",")) }
+                    JSONValue.writeInteger(Int(value), to: &current)
+                }
+                current.append(UInt8(ascii: "]"))
             }
-            output.append(UInt8(ascii: "]"))
-        case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            for (position, key) in members.keys.sorted().enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &output)
-            }
-            output.append(UInt8(ascii: "}"))
-        case .text(let bytes): output.append(contentsOf: bytes)
-        case .integers(let values):
-            output.reserveCapacity(output.count + values.count * 3 + 2)
-            output.append(UInt8(ascii: "["))
-            for (position, value) in values.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeInteger(Int(value), to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
         }
     }
 

@@ -13,7 +13,10 @@ public final class GameAnalysis: Sendable {
     public let start: GameStart
     public let diagnostics: [Diagnostic]
     /// Node indices of the moves that were played, in order.
-    public let playedNodes: [Int]
+    public var playedNodes: LazyMapSequence<[UInt32], Int> { played.lazy.map { Int($0) } }
+    /// The same in 32 bits: a game is far from 2^32 nodes, and a large document's games are
+    /// millions of moves.
+    private let played: [UInt32]
     /// The game's opening and the move where its name was reached (`ReplayedGame.opening`).
     public let opening: (opening: Opening, node: Int?)?
     /// What finds the game's twins in its document (`TwinKey`); nil for a game that cannot have one.
@@ -29,10 +32,13 @@ public final class GameAnalysis: Sendable {
 
     /// The game's text, as the analyzer's cache knows it.
     let text: GameText
+    /// The number of bytes of its text.
+    public let length: Int
 
     init(text: GameText) {
         self.text = text
         let bytes = text.bytes
+        length = bytes.count
         source = SourceText(bytes)
         let parser = bytes.withUnsafeBufferPointer { Parser($0) }
         syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
@@ -42,7 +48,7 @@ public final class GameAnalysis: Sendable {
         tagNames = TagNames(replayer)
         start = replay.start
         diagnostics = parser.diagnostics + replay.diagnostics
-        playedNodes = replay.playedNodes
+        played = replay.playedNodes.map { UInt32(truncatingIfNeeded: $0) }
         opening = replay.opening
     }
 
@@ -60,8 +66,8 @@ public final class GameAnalysis: Sendable {
 
     /// Whether the move at a node index was played.
     public func wasPlayed(node index: Int) -> Bool {
-        let found = playedNodes.firstIndex(atLeast: index)
-        return found < playedNodes.count && playedNodes[found] == index
+        let found = played.firstIndex(atLeast: index) { Int($0) }
+        return found < played.count && Int(played[found]) == index
     }
 
     public var gameReplay: GameReplay { GameReplay(source: source, syntax: syntax, index: 0) }
@@ -78,26 +84,49 @@ public final class GameAnalysis: Sendable {
 }
 
 /// Values derived from one game's analysis for the whole-document requests, each made once:
-/// a request after an edit recomputes only the games the edit touched. Each has a slot of its
-/// own type (a request reads one for each of tens of thousands of games).
+/// a request after an edit recomputes only the games the edit touched. A request reads one for
+/// each of tens of thousands of games: each is read under the lock directly (no key path).
 final class DerivedValues: Sendable {
-    struct Slots {
+    private struct Slots {
         var outline: PGNLanguageServer.GameOutline?
         var folds: [GameFold]?
-        var tokensUTF8: [Int32]?
-        var tokensUTF16: [Int32]?
-        var tokensUTF32: [Int32]?
+        var tokensUTF8: PackedTokens?
+        var tokensUTF16: PackedTokens?
+        var tokensUTF32: PackedTokens?
     }
     private let slots = Locked(Slots())
 
-    func has<Value: Sendable>(_ slot: WritableKeyPath<Slots, Value?>) -> Bool {
-        slots.withLock { $0[keyPath: slot] != nil }
+    func outline(_ make: () -> PGNLanguageServer.GameOutline) -> PGNLanguageServer.GameOutline {
+        value({ $0.outline }, { $0.outline = $1 }, make)
     }
 
-    func value<Value: Sendable>(_ slot: WritableKeyPath<Slots, Value?>, _ make: () -> Value) -> Value {
-        if let done = slots.withLock({ $0[keyPath: slot] }) { return done }
+    func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
+
+    func tokens(_ encoding: PositionEncoding, _ make: () -> PackedTokens) -> PackedTokens {
+        switch encoding {
+        case .utf8: value({ $0.tokensUTF8 }, { $0.tokensUTF8 = $1 }, make)
+        case .utf16: value({ $0.tokensUTF16 }, { $0.tokensUTF16 = $1 }, make)
+        case .utf32: value({ $0.tokensUTF32 }, { $0.tokensUTF32 = $1 }, make)
+        }
+    }
+
+    func hasTokens(_ encoding: PositionEncoding) -> Bool {
+        slots.withLock { slots in
+            switch encoding {
+            case .utf8: slots.tokensUTF8 != nil
+            case .utf16: slots.tokensUTF16 != nil
+            case .utf32: slots.tokensUTF32 != nil
+            }
+        }
+    }
+
+    @inline(__always)
+    private func value<Value: Sendable>(
+        _ read: (Slots) -> Value?, _ write: (inout Slots, Value) -> Void, _ make: () -> Value
+    ) -> Value {
+        if let done = slots.withLock({ read($0) }) { return done }
         let made = make()
-        slots.withLock { $0[keyPath: slot] = made }
+        slots.withLock { write(&$0, made) }
         return made
     }
 }
@@ -108,7 +137,7 @@ public struct PlacedGame: Sendable {
     public let start: Int
     public let analysis: GameAnalysis
 
-    public var range: Range<Int> { start..<(start + analysis.source.bytes.count) }
+    public var range: Range<Int> { start..<(start + analysis.length) }
 }
 
 /// The PGN reading of one version of a document.
@@ -447,7 +476,8 @@ public final class PGNAnalyzer: Sendable {
         let texts = Self.texts(of: cut.ranges, in: bytes)
         let analyses = Self.analyses(of: texts) { cache[$0] }
         let games = zip(cut.ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
-        return Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
+        let r = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
+        return r
     }
 
     /// Bytes on each side of an edit that the lexer may look at beyond a token (`1-0`, `…`,

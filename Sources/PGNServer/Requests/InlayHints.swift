@@ -11,18 +11,29 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
             let (document, analysis, wanted) = try await rangeParams(params, context, screen: true).parts
             let settings = currentSettings
-            var hints: [JSONValue] = []
+            // Written as text, and bounded: Neovim asks for the whole document's hints, which in
+            // a 100 MB file of online games are millions of clocks.
+            var text = JSONText(capacity: 4096)
+            text.raw("[")
+            var count = 0
+            var line = 0
             func hint(_ offset: Int, _ label: String, tooltip: String) {
-                let position = document.position(of: offset, encoding: context.positionEncoding)
-                hints.append([
-                    "position": ["line": .integer(position.line), "character": .integer(position.character)],
-                    "label": .string(label), "kind": JSONValue(InlayHintKind.parameter), "paddingLeft": true,
-                    "tooltip": .string(tooltip),
-                ])
+                let position = document.position(of: offset, encoding: context.positionEncoding, fromLine: &line)
+                text.raw(count == 0 ? "{" : ",{")
+                text.raw("\"kind\":")
+                text.integer(InlayHintKind.parameter.rawValue)
+                text.raw(",\"label\":")
+                text.string(label)
+                text.raw(",\"paddingLeft\":true,\"position\":")
+                text.position(position)
+                text.raw(",\"tooltip\":")
+                text.string(tooltip)
+                text.raw("}")
+                count += 1
             }
             let shown = analysis.games.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
-            let novelties = await novelties(shown, uri: document.uri, context)
-            for game in shown {
+            let novelties = await novelties(Array(shown.prefix(Self.hintedGames)), uri: document.uri, context)
+            for game in shown.prefix(Self.hintedGames) {
                 try context.checkCancellation()
                 let a = game.analysis
                 if let novelty = novelties[game.start], let mark = Self.noveltyHint(novelty, game),
@@ -76,9 +87,15 @@ extension PGNLanguageServer {
                     }
                 }
             }
-            return .array(hints)
+            text.raw("]")
+            return text.json
         }
     }
+
+    /// The games of a range whose hints are given, from its start: a screen shows a few, and a
+    /// whole document of tens of thousands would take the client seconds to read (the hints of
+    /// the rest come when the client asks for the lines that show them).
+    static let hintedGames = 200
 }
 
 /// The time each mainline move took, from the `[%clk]` after it and the one after the same

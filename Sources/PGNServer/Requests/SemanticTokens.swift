@@ -12,28 +12,76 @@ enum SemanticTokenLegend {
     static let comment = 5
 }
 
-/// A run of a document's semantic tokens: a game's (the array its analysis keeps) or the
+/// Semantic tokens as a game's analysis keeps them for the life of the document: each token's
+/// line from a start, column (from a start column on the first line), length, type and
+/// modifiers, in eight bytes when line, column and length fit in 16 bits (nearly every token
+/// does; a 100 MB file has ten million), else in five integers.
+struct PackedTokens: Sendable, Equatable {
+    private var packed: [UInt64] = []
+    /// Five integers a token, used instead of `packed` when a value does not fit.
+    private var wide: [Int32] = []
+
+    /// From five integers a token: line, column, length, type, modifiers.
+    init(_ data: [Int32]) {
+        var fits = true
+        var i = 0
+        while i + 4 < data.count {
+            if data[i] < 0 || data[i] > 0xFFFF || data[i + 1] < 0 || data[i + 1] > 0xFFFF || data[i + 2] < 0
+                || data[i + 2] > 0xFFFF || data[i + 3] < 0 || data[i + 3] > 0xFF || data[i + 4] < 0
+                || data[i + 4] > 0xFF
+            {
+                fits = false
+                break
+            }
+            i += 5
+        }
+        guard fits else {
+            wide = data
+            return
+        }
+        packed.reserveCapacity(data.count / 5)
+        i = 0
+        while i + 4 < data.count {
+            packed.append(
+                UInt64(data[i]) | UInt64(data[i + 1]) << 16 | UInt64(data[i + 2]) << 32 | UInt64(data[i + 3]) << 48
+                    | UInt64(data[i + 4]) << 56)
+            i += 5
+        }
+    }
+
+    /// The number of tokens.
+    var count: Int { wide.isEmpty ? packed.count : wide.count / 5 }
+    var isEmpty: Bool { count == 0 }
+    /// The number of integers the tokens take in the protocol.
+    var integerCount: Int { count * 5 }
+
+    subscript(k: Int) -> (line: Int, column: Int, length: Int, type: Int, modifiers: Int) {
+        if wide.isEmpty {
+            let t = packed[k]
+            return (
+                Int(t & 0xFFFF), Int(t >> 16 & 0xFFFF), Int(t >> 32 & 0xFFFF), Int(t >> 48 & 0xFF), Int(t >> 56)
+            )
+        }
+        let i = 5 * k
+        return (Int(wide[i]), Int(wide[i + 1]), Int(wide[i + 2]), Int(wide[i + 3]), Int(wide[i + 4]))
+    }
+}
+
+/// A run of a document's semantic tokens: a game's (the tokens its analysis keeps) or the
 /// comments of the text between two games, placed at the line and column where it starts.
 struct TokenSegment: Sendable {
     /// The game the tokens are of; nil for text between games.
     let game: GameAnalysis?
-    /// Five integers a token, as `GameAnalysis.semanticTokens` makes them: line from `line`,
-    /// column (from `character` on the first line), length, type, modifiers.
-    let tokens: [Int32]
+    /// As `GameAnalysis.semanticTokens` makes them: line from `line`, column (from `character`
+    /// on the first line), length, type, modifiers.
+    let tokens: PackedTokens
     let line: Int
     let character: Int
 
-    /// Whether the segment sends the same tokens as `other`, moved down by `lines`.
-    func same(as other: TokenSegment, movedBy lines: Int) -> Bool {
-        guard line + lines == other.line, character == other.character else { return false }
-        if let game { return game === other.game }
-        return other.game == nil && tokens == other.tokens
-    }
-
-    /// Line and column of the token starting at index `i` of `tokens`.
-    func position(_ i: Int) -> (line: Int, character: Int) {
-        let relative = Int(tokens[i])
-        return (line + relative, Int(tokens[i + 1]) + (relative == 0 ? character : 0))
+    /// Line and column of token `k`.
+    func position(_ k: Int) -> (line: Int, character: Int) {
+        let token = tokens[k]
+        return (line + token.line, token.column + (token.line == 0 ? character : 0))
     }
 }
 
@@ -43,7 +91,6 @@ final class SemanticTokenResults: Sendable {
     struct Result {
         let id: String
         let segments: [TokenSegment]
-        let lineCount: Int
     }
     private struct State {
         var next = 1
@@ -58,12 +105,12 @@ final class SemanticTokenResults: Sendable {
     static let kept = 4
 
     /// Keeps `segments` as the document's latest result and returns its id.
-    func store(_ segments: [TokenSegment], lineCount: Int, for uri: DocumentURI) -> String {
+    func store(_ segments: [TokenSegment], for uri: DocumentURI) -> String {
         state.withLock { state in
             let id = String(state.next)
             state.next += 1
             var results = state.results[uri] ?? []
-            results.append(Result(id: id, segments: segments, lineCount: lineCount))
+            results.append(Result(id: id, segments: segments))
             if results.count > Self.kept { results.removeFirst(results.count - Self.kept) }
             state.results[uri] = results
             return id
@@ -80,66 +127,129 @@ final class SemanticTokenResults: Sendable {
 
 /// The tokens of a document in the protocol's relative form, written in document order.
 struct SemanticTokenWriter {
+    /// What the writer makes of the tokens: integers, or the JSON text of the array of them
+    /// (after a first pass that counts its bytes).
+    enum Output {
+        case integers
+        case counting
+        case text
+    }
     var data: [Int32] = []
+    /// The JSON text of the integers without their brackets (`.text`), or its length so far
+    /// (`.counting`).
+    private(set) var text: [UInt8] = []
+    private(set) var textLength = 0
+    private let output: Output
     private var line: Int
     private var character: Int
     /// Tokens on lines outside are left out (a range request).
     let lines: ClosedRange<Int>
 
     /// A writer whose first token follows a token at `line` and `character`.
-    init(lines: ClosedRange<Int> = 0...Int.max, after line: Int = 0, _ character: Int = 0) {
+    init(lines: ClosedRange<Int> = 0...Int.max, after line: Int = 0, _ character: Int = 0, output: Output = .integers) {
         self.lines = lines
         self.line = line
         self.character = character
+        self.output = output
+    }
+
+    /// The JSON array of the whole tokens of `segments`, as text made in one allocation of its
+    /// exact size: the tokens of a 100 MB document are 50 million integers, which as `[Int32]`
+    /// and then as text would take three times the memory.
+    static func json(_ segments: [TokenSegment]) -> JSONValue {
+        var counter = SemanticTokenWriter(output: .counting)
+        counter.add(segments)
+        var writer = SemanticTokenWriter(output: .text)
+        writer.text.reserveCapacity(counter.textLength + 2)
+        writer.text.append(UInt8(ascii: "["))
+        writer.add(segments)
+        writer.text.append(UInt8(ascii: "]"))
+        return .text(writer.text)
     }
 
     mutating func add(line: Int, character: Int, length: Int, type: Int, modifiers: Int) {
         guard lines.contains(line) else { return }
         let deltaLine = line - self.line
-        data.append(Int32(clamping: deltaLine))
-        data.append(Int32(clamping: deltaLine == 0 ? character - self.character : character))
-        data.append(Int32(clamping: length))
-        data.append(Int32(type))
-        data.append(Int32(modifiers))
+        let values = (
+            Int32(clamping: deltaLine), Int32(clamping: deltaLine == 0 ? character - self.character : character),
+            Int32(clamping: length), Int32(type), Int32(modifiers)
+        )
+        switch output {
+        case .integers:
+            data.append(values.0)
+            data.append(values.1)
+            data.append(values.2)
+            data.append(values.3)
+            data.append(values.4)
+        case .counting:
+            textLength +=
+                Self.digits(values.0) + Self.digits(values.1) + Self.digits(values.2) + Self.digits(values.3)
+                + Self.digits(values.4) + 5
+        case .text:
+            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            Self.write(values.0, to: &text)
+            text.append(UInt8(ascii: ","))
+            Self.write(values.1, to: &text)
+            text.append(UInt8(ascii: ","))
+            Self.write(values.2, to: &text)
+            text.append(UInt8(ascii: ","))
+            Self.write(values.3, to: &text)
+            text.append(UInt8(ascii: ","))
+            Self.write(values.4, to: &text)
+        }
         self.line = line
         self.character = character
     }
 
+    /// The number of characters of `value` in decimal.
+    private static func digits(_ value: Int32) -> Int {
+        var magnitude = value.magnitude
+        var count = value < 0 ? 2 : 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            count += 1
+        }
+        return count
+    }
+
+    private static func write(_ value: Int32, to text: inout [UInt8]) {
+        if value >= 0 && value < 10 { return text.append(UInt8(ascii: "0") &+ UInt8(value)) }
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt32 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") &+ UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
+    }
+
     mutating func add(_ segments: some Sequence<TokenSegment>) {
         for segment in segments {
-            var i = 0
-            while i + 4 < segment.tokens.count {
-                let (line, character) = segment.position(i)
-                let t = segment.tokens
+            for k in 0..<segment.tokens.count {
+                let (line, character) = segment.position(k)
+                let token = segment.tokens[k]
                 add(
-                    line: line, character: character, length: Int(t[i + 2]), type: Int(t[i + 3]),
-                    modifiers: Int(t[i + 4]))
-                i += 5
+                    line: line, character: character, length: token.length, type: token.type, modifiers: token.modifiers
+                )
             }
         }
     }
 }
 
 extension GameAnalysis {
-    /// The game's semantic tokens, five integers each: line (0 = the game's first line),
-    /// column (on line 0, from the game's first byte), length, type, modifiers; one token per
-    /// line of a comment. Made once per game and column encoding.
-    func semanticTokens(_ encoding: PositionEncoding) -> [Int32] {
-        derived.value(Self.tokensSlot(encoding)) { makeSemanticTokens(encoding) }
+    /// The game's semantic tokens: line (0 = the game's first line), column (on line 0, from
+    /// the game's first byte), length, type, modifiers; one token per line of a comment. Made
+    /// once per game and column encoding.
+    func semanticTokens(_ encoding: PositionEncoding) -> PackedTokens {
+        derived.tokens(encoding) { makeSemanticTokens(encoding) }
     }
 
     /// Whether the game's tokens in `encoding` are made already.
-    func hasSemanticTokens(_ encoding: PositionEncoding) -> Bool { derived.has(Self.tokensSlot(encoding)) }
+    func hasSemanticTokens(_ encoding: PositionEncoding) -> Bool { derived.hasTokens(encoding) }
 
-    private static func tokensSlot(_ encoding: PositionEncoding) -> WritableKeyPath<DerivedValues.Slots, [Int32]?> {
-        switch encoding {
-        case .utf8: \.tokensUTF8
-        case .utf16: \.tokensUTF16
-        case .utf32: \.tokensUTF32
-        }
-    }
-
-    private func makeSemanticTokens(_ encoding: PositionEncoding) -> [Int32] {
+    private func makeSemanticTokens(_ encoding: PositionEncoding) -> PackedTokens {
         var tokens: [(start: Int, end: Int, type: Int, modifiers: Int)] = []
         for tag in syntax.tags {
             tokens.append((tag.nameRange.lowerBound, tag.nameRange.upperBound, 0, 0))
@@ -186,7 +296,7 @@ extension GameAnalysis {
                 data.append(Int32(token.modifiers))
             }
         }
-        return data
+        return PackedTokens(data)
     }
 }
 
@@ -218,10 +328,8 @@ extension PGNLanguageServer {
         server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
             let segments = try tokenSegments(analysis, document, nil, context.positionEncoding, firstTime: true)
-            var writer = SemanticTokenWriter()
-            writer.add(segments)
-            let id = semanticTokenResults.store(segments, lineCount: document.lineCount, for: document.uri)
-            return ["resultId": .string(id), "data": .integers(writer.data)]
+            let id = semanticTokenResults.store(segments, for: document.uri)
+            return ["resultId": .string(id), "data": SemanticTokenWriter.json(segments)]
         }
         server.registerRequest("textDocument/semanticTokens/full/delta", wholeDocument: true) {
             [self] params, context in
@@ -231,23 +339,18 @@ extension PGNLanguageServer {
             }
             let segments = try tokenSegments(
                 analysis, document, nil, context.positionEncoding, firstTime: previous == nil)
-            let id = semanticTokenResults.store(segments, lineCount: document.lineCount, for: document.uri)
-            guard let previous else {
-                var writer = SemanticTokenWriter()
-                writer.add(segments)
-                return ["resultId": .string(id), "data": .integers(writer.data)]
-            }
-            let edit = Self.tokenEdit(
-                from: previous.segments, to: segments, movedBy: document.lineCount - previous.lineCount)
-            guard let edit else { return ["resultId": .string(id), "edits": []] }
+            let id = semanticTokenResults.store(segments, for: document.uri)
+            guard let previous else { return ["resultId": .string(id), "data": SemanticTokenWriter.json(segments)] }
+            let edits = Self.tokenEdits(from: previous.segments, to: segments)
             return [
                 "resultId": .string(id),
-                "edits": [
-                    [
-                        "start": .integer(edit.start), "deleteCount": .integer(edit.deleteCount),
-                        "data": .integers(edit.data),
-                    ]
-                ],
+                "edits": .array(
+                    edits.map { edit in
+                        [
+                            "start": .integer(edit.start), "deleteCount": .integer(edit.deleteCount),
+                            "data": .integers(edit.data),
+                        ]
+                    }),
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
@@ -261,44 +364,106 @@ extension PGNLanguageServer {
         }
     }
 
-    /// The one edit that turns the tokens of `old` into those of `new`: the segments both
-    /// start with and end with (moved by the lines the edits added) are skipped, what lies
-    /// between is written out and trimmed to the integers that differ. Work in proportion to
-    /// the games, and to the tokens of the games that changed.
-    static func tokenEdit(
-        from old: [TokenSegment], to new: [TokenSegment], movedBy lines: Int
-    ) -> (
+    /// The edits that turn the tokens of `old` into those of `new`, in the order of the old
+    /// integers they replace: the segments both have (the same game's tokens, or the same text
+    /// between games, placed the same way after the token before them) are skipped, each run of
+    /// others is one edit, trimmed to the integers that differ. A client that names a result a
+    /// few edits old gets one small edit for each place typed at, not the whole file between them.
+    /// Work in proportion to the games, and to the tokens of the games that changed.
+    static func tokenEdits(
+        from old: [TokenSegment], to new: [TokenSegment]
+    ) -> [(
         start: Int, deleteCount: Int, data: [Int32]
-    )? {
-        let shorter = min(old.count, new.count)
-        var first = 0
-        while first < shorter && old[first].same(as: new[first], movedBy: 0) { first += 1 }
-        var last = 0
-        while last < shorter - first && old[old.count - 1 - last].same(as: new[new.count - 1 - last], movedBy: lines) {
-            last += 1
+    )] {
+        // Where each segment's first token is from the last token before it: the part of its
+        // integers that depends on the segments before.
+        func entries(_ segments: [TokenSegment]) -> [(line: Int, character: Int)] {
+            var last = (line: 0, character: 0)
+            return segments.map { segment in
+                guard !segment.tokens.isEmpty else { return (0, 0) }
+                let first = segment.position(0)
+                let entry =
+                    first.line == last.line
+                    ? (0, first.character - last.character) : (first.line - last.line, first.character)
+                last = segment.position(segment.tokens.count - 1)
+                return entry
+            }
         }
-        // The first segment after the change is written again: its first token is placed
-        // relative to the token before it, which may have changed.
-        last = max(0, last - 1)
-        let start = old[..<first].reduce(0) { $0 + $1.tokens.count }
-        // The last token before the change, which both sides' first written token follows.
-        var before = (line: 0, character: 0)
-        if let previous = old[..<first].last(where: { !$0.tokens.isEmpty }) {
-            before = previous.position(previous.tokens.count - 5)
+        let (oldEntries, newEntries) = (entries(old), entries(new))
+        func same(_ i: Int, _ j: Int) -> Bool {
+            guard oldEntries[i] == newEntries[j] else { return false }
+            // The same game's tokens: the same analysis, or one of the same text (a game read
+            // again, or another copy of it, has its own).
+            if let game = old[i].game, let other = new[j].game { return game === other || game.text == other.text }
+            return old[i].game == nil && new[j].game == nil && old[i].tokens == new[j].tokens
         }
-        var removed = SemanticTokenWriter(after: before.line, before.character)
-        removed.add(old[first..<(old.count - last)])
-        var added = SemanticTokenWriter(after: before.line, before.character)
-        added.add(new[first..<(new.count - last)])
-        let (a, b) = (removed.data, added.data)
-        var prefix = 0
-        while prefix < min(a.count, b.count) && a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < min(a.count, b.count) - prefix && a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
-            suffix += 1
+        // Where the games of each text are among the old segments (by the text's hash, checked
+        // by `same`): a file may hold the same game more than once.
+        var oldIndices: [Int: [Int]] = [:]
+        oldIndices.reserveCapacity(old.count)
+        for (i, segment) in old.enumerated() {
+            if let game = segment.game { oldIndices[game.text.digest, default: []].append(i) }
         }
-        guard prefix < a.count || prefix < b.count else { return nil }
-        return (start + prefix, a.count - prefix - suffix, Array(b[prefix..<(b.count - suffix)]))
+        /// The first old segment of the text of `new[k]`'s game at `i` or after.
+        func found(_ k: Int, from i: Int) -> Int? {
+            guard let game = new[k].game, let indices = oldIndices[game.text.digest] else { return nil }
+            let first = indices.firstIndex(atLeast: i)
+            return first < indices.count ? indices[first] : nil
+        }
+        // The integer each old segment starts at, and the position of the token before each new one.
+        var starts = [0]
+        starts.reserveCapacity(old.count + 1)
+        for segment in old { starts.append(starts[starts.count - 1] + segment.tokens.integerCount) }
+        var edits: [(start: Int, deleteCount: Int, data: [Int32])] = []
+        var (i, j) = (0, 0)
+        // The last token before old[i] and before new[j]: each side's integers are written after it.
+        var (beforeOld, beforeNew) = ((line: 0, character: 0), (line: 0, character: 0))
+        func last(_ segment: TokenSegment, or before: (line: Int, character: Int)) -> (line: Int, character: Int) {
+            segment.tokens.isEmpty ? before : segment.position(segment.tokens.count - 1)
+        }
+        while i < old.count || j < new.count {
+            if i < old.count && j < new.count && same(i, j) {
+                beforeOld = last(old[i], or: beforeOld)
+                beforeNew = last(new[j], or: beforeNew)
+                i += 1
+                j += 1
+                continue
+            }
+            // A run that differs: up to the first new segment found again among the old ones
+            // after `i`, placed the same way; first where as many old segments were replaced.
+            var (endOld, endNew) = (old.count, new.count)
+            var k = j
+            while k < new.count {
+                let replaced = i + (k - j)
+                if replaced < old.count && same(replaced, k) {
+                    (endOld, endNew) = (replaced, k)
+                    break
+                }
+                if let found = found(k, from: i), same(found, k) {
+                    (endOld, endNew) = (found, k)
+                    break
+                }
+                k += 1
+            }
+            var removed = SemanticTokenWriter(after: beforeOld.line, beforeOld.character)
+            removed.add(old[i..<endOld])
+            var added = SemanticTokenWriter(after: beforeNew.line, beforeNew.character)
+            added.add(new[j..<endNew])
+            let (a, b) = (removed.data, added.data)
+            var prefix = 0
+            while prefix < min(a.count, b.count) && a[prefix] == b[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(a.count, b.count) - prefix && a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+                suffix += 1
+            }
+            if prefix < a.count || prefix < b.count {
+                edits.append((starts[i] + prefix, a.count - prefix - suffix, Array(b[prefix..<(b.count - suffix)])))
+            }
+            for segment in old[i..<endOld] { beforeOld = last(segment, or: beforeOld) }
+            for segment in new[j..<endNew] { beforeNew = last(segment, or: beforeNew) }
+            (i, j) = (endOld, endNew)
+        }
+        return edits
     }
 
     /// The document's tokens in segments, of the whole document or of the games and the text
@@ -351,7 +516,9 @@ extension PGNLanguageServer {
                 }
             }
             if !tokens.isEmpty {
-                segments.append(TokenSegment(game: nil, tokens: tokens, line: origin.line, character: origin.character))
+                segments.append(
+                    TokenSegment(
+                        game: nil, tokens: PackedTokens(tokens), line: origin.line, character: origin.character))
             }
         }
         // The first time, the games' own tokens not made yet are made on every core first (each
@@ -362,15 +529,17 @@ extension PGNLanguageServer {
             PGNAnalyzer.forEachOnEveryCore(missing.count) { _ = missing[$0].analysis.semanticTokens(encoding) }
         }
         var end = 0
-        for game in analysis.games {
+        var line = 0
+        for (index, game) in analysis.games.enumerated() {
             // The request's task is cancelled with it.
-            try Task.checkCancellation()
+            if index % 1024 == 0 { try Task.checkCancellation() }
             between(end..<game.start)
-            end = game.range.upperBound
-            guard game.range.overlaps(wanted) || (game.range.isEmpty && wanted.contains(game.start)) else { continue }
+            let range = game.range
+            end = range.upperBound
+            guard range.overlaps(wanted) || (range.isEmpty && wanted.contains(game.start)) else { continue }
             let tokens = game.analysis.semanticTokens(encoding)
             guard !tokens.isEmpty else { continue }
-            let origin = document.position(of: game.start, encoding: encoding)
+            let origin = document.position(of: game.start, encoding: encoding, fromLine: &line)
             segments.append(
                 TokenSegment(game: game.analysis, tokens: tokens, line: origin.line, character: origin.character))
         }

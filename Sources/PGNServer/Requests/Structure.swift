@@ -168,7 +168,7 @@ extension GameAnalysis {
     /// (1), variations and comments that span lines (1 in the mainline, one more for each
     /// enclosing variation). Made once per game.
     var folds: [GameFold] {
-        derived.value(\.folds) {
+        derived.folds {
             var folds: [GameFold] = []
             func fold(_ range: Range<Int>, kind: String?, depth: Int) {
                 let start = source.line(of: range.lowerBound)

@@ -87,7 +87,7 @@ extension PGNLanguageServer {
             for (index, game) in analysis.games.enumerated() {
                 try context.checkCancellation()
                 let a = game.analysis
-                let outline = a.derived.value(\.outline) { Self.outline(of: a) }
+                let outline = a.derived.outline { Self.outline(of: a) }
                 text.raw(index == 0 ? "{" : ",{")
                 let whole = document.range(of: game.range, encoding: encoding)
                 if hierarchical {

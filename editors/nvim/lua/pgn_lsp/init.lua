@@ -22,6 +22,10 @@ local defaults = {
   root_markers = { ".git" },
   -- Turn on inlay hints (NAG glyphs, clocks, evaluations) where Neovim can show them (0.10+).
   inlay_hints = true,
+  -- In a buffer of more lines than this, inlay hints are asked for the lines around the windows
+  -- showing it (and again after scrolling) instead of the whole buffer, as Neovim does: a file
+  -- of thousands of online games has millions of clocks.
+  visible_hints_above = 2000,
   -- File types the server is started for.
   filetypes = { "pgn" },
 }
@@ -90,6 +94,68 @@ local function enable_inlay_hints(bufnr)
   end
 end
 
+--- Whether a buffer's inlay hints are asked for around its windows only.
+local function hints_around_windows(bufnr)
+  return vim.api.nvim_buf_is_valid(bufnr)
+    and vim.api.nvim_buf_line_count(bufnr) > (M.config.visible_hints_above or math.huge)
+end
+
+--- The lines around the windows showing a buffer, as an LSP range; nil when none shows it.
+local function lines_around_windows(bufnr)
+  local first, last
+  for _, window in ipairs(vim.fn.win_findbuf(bufnr)) do
+    local top, bottom = vim.fn.line("w0", window) - 1, vim.fn.line("w$", window) - 1
+    first = math.min(first or top, top)
+    last = math.max(last or bottom, bottom)
+  end
+  if first == nil then
+    return nil
+  end
+  local margin = 100
+  return {
+    start = { line = math.max(0, first - margin), character = 0 },
+    ["end"] = { line = math.min(vim.api.nvim_buf_line_count(bufnr), last + margin), character = 0 },
+  }
+end
+
+--- Neovim 0.10 and later ask for the inlay hints of the whole buffer after every change: in a
+--- large buffer the client's requests ask for the lines around its windows instead, and
+--- scrolling asks again (Neovim keeps only the hints of the latest answer).
+local function hint_visible_lines(client, bufnr)
+  if not has("nvim-0.11") or not M.config.inlay_hints then
+    return
+  end
+  if not client._pgn_visible_hints then
+    client._pgn_visible_hints = true
+    local request = client.request
+    client.request = function(self, method, params, handler, target)
+      if method == "textDocument/inlayHint" and type(params) == "table" and target and hints_around_windows(target) then
+        local range = lines_around_windows(target)
+        if range then
+          params = { textDocument = params.textDocument, range = range }
+        end
+      end
+      return request(self, method, params, handler, target)
+    end
+  end
+  local pending = false
+  vim.api.nvim_create_autocmd("WinScrolled", {
+    group = vim.api.nvim_create_augroup("pgn_lsp_hints_" .. bufnr, { clear = true }),
+    callback = function()
+      if pending or not hints_around_windows(bufnr) or #vim.fn.win_findbuf(bufnr) == 0 then
+        return
+      end
+      pending = true
+      vim.defer_fn(function()
+        pending = false
+        if vim.api.nvim_buf_is_valid(bufnr) and vim.lsp.util._refresh then
+          vim.lsp.util._refresh("textDocument/inlayHint", { bufnr = bufnr })
+        end
+      end, 100)
+    end,
+  })
+end
+
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   -- Neovim 0.7 answers workspace/configuration (from config.settings) but does not announce it.
@@ -113,6 +179,7 @@ local function client_config(root)
     settings = { pgn = settings },
     capabilities = capabilities(),
     on_attach = function(client, bufnr)
+      hint_visible_lines(client, bufnr)
       enable_inlay_hints(bufnr)
       if M.config.on_attach then
         M.config.on_attach(client, bufnr)

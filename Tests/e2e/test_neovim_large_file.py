@@ -1,0 +1,157 @@
+"""End to end: a 100 MB file (the project's 1 MB lichess file 100 times, with one illegal move in
+its first game) opened in a real headless Neovim 0.11 through the plugin in editors/nvim, as a
+player opens a month of online games. The first screen's inlay hints and the whole file's
+diagnostics must arrive and be shown; how long they take is recorded (scripts/bench/open.py
+measures it against the goals), never asserted here."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import ROOT, binary
+from editor_fixtures import NEOVIMS
+
+PLUGIN = ROOT / "editors" / "nvim"
+LICHESS = ROOT / "Tests" / "Fixtures" / "corpus" / "lichess" / "lichess_db_1000k.pgn"
+COPIES = 100
+
+INIT = r"""
+local env = function(name) return (assert(os.getenv(name), name)) end
+local out = {}
+local function finish(err)
+  if err then out.error = tostring(err) end
+  vim.fn.writefile({ vim.fn.json_encode(out) }, env("PGN_NVIM_OUT"))
+  vim.cmd("qall!")
+end
+
+local function run()
+  vim.opt.rtp:prepend(env("PGN_NVIM_PLUGIN"))
+  require("pgn_lsp").setup({ cmd = { env("PGN_LSP_BIN") } })
+  local clock = vim.loop.hrtime
+  local opened = clock()
+  vim.cmd("edit " .. vim.fn.fnameescape(env("PGN_NVIM_FILE")))
+  local bufnr = vim.api.nvim_get_current_buf()
+  out.read_ms = (clock() - opened) / 1e6
+  out.lines = vim.api.nvim_buf_line_count(bufnr)
+
+  -- Inlay hints of the first screen, as Neovim shows them (the plugin turns them on).
+  out.hints_shown = vim.wait(120000, function()
+    return #vim.lsp.inlay_hint.get({ bufnr = bufnr, range = {
+      start = { line = 0, character = 0 }, ["end"] = { line = 60, character = 0 } } }) > 0
+  end, 10)
+  out.hints_ms = (clock() - opened) / 1e6
+  out.hints = {}
+  for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+    local label = item.inlay_hint.label
+    if type(label) == "table" then
+      local parts = {}
+      for _, part in ipairs(label) do table.insert(parts, part.value) end
+      label = table.concat(parts)
+    end
+    table.insert(out.hints, { line = item.inlay_hint.position.line, label = label })
+    if #out.hints >= 20 then break end
+  end
+
+  -- The whole file's diagnostics, among them the illegal move.
+  out.illegal_shown = vim.wait(180000, function()
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if d.code == "illegal-move" then return true end
+    end
+    return false
+  end, 10)
+  out.diagnostics_ms = (clock() - opened) / 1e6
+  local codes = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    codes[d.code] = (codes[d.code] or 0) + 1
+    if d.code == "illegal-move" and out.illegal == nil then
+      out.illegal = { lnum = d.lnum, col = d.col, message = d.message }
+    end
+  end
+  out.codes = codes
+
+  -- Scrolled to the middle: the hints of the lines shown come (the plugin asks for the lines
+  -- around the window after a scroll).
+  local middle = math.floor(out.lines / 2)
+  vim.api.nvim_win_set_cursor(0, { middle, 0 })
+  vim.cmd("normal! zt")
+  -- A Neovim with a screen fires WinScrolled when the view moves; a headless one has none.
+  vim.api.nvim_exec_autocmds("WinScrolled", { pattern = tostring(vim.api.nvim_get_current_win()) })
+  local scrolled = clock()
+  out.scrolled_top = vim.fn.line("w0") - 1
+  out.middle_hints_shown = vim.wait(60000, function()
+    return #vim.lsp.inlay_hint.get({ bufnr = bufnr, range = {
+      start = { line = out.scrolled_top, character = 0 }, ["end"] = { line = out.scrolled_top + 60, character = 0 } } }) > 0
+  end, 10)
+  out.middle_hints_ms = (clock() - scrolled) / 1e6
+
+  -- A keystroke at the top: Neovim sends the change; the hover beside it answers.
+  vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { "" })
+  local typed = clock()
+  -- The second game's first move (the first game's is the illegal one).
+  local lines = vim.api.nvim_buf_get_lines(bufnr, out.illegal.lnum + 2, out.illegal.lnum + 80, false)
+  local second
+  for index, text in ipairs(lines) do
+    if text:sub(1, 3) == "1. " then second = out.illegal.lnum + 1 + index; break end
+  end
+  out.hovered_line = second
+  local hover = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = second, character = 3 },
+  }, 30000)
+  out.hover_after_edit_ms = (clock() - typed) / 1e6
+  out.hover = {}
+  for _, response in pairs(hover or {}) do
+    if response.result then table.insert(out.hover, response.result.contents.value or "") end
+  end
+end
+
+vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
+  local ok, err = xpcall(run, debug.traceback)
+  finish(not ok and err or nil)
+end })
+"""
+
+
+@pytest.fixture(scope="module")
+def large_file(tmp_path_factory):
+    text = LICHESS.read_text()
+    first_move = text.index("\n1. ") + 1
+    # The first game's first White move made illegal: 1. Ke2 cannot be played from the start.
+    line_end = text.index(" ", first_move + 3)
+    broken = text[:first_move] + "1. Ke2" + text[line_end:]
+    path = tmp_path_factory.mktemp("nvim-large") / "month.pgn"
+    with path.open("w") as file:
+        file.write(broken)
+        for _ in range(COPIES - 1):
+            file.write("\n" + text)
+    return path
+
+
+def test_a_100_mb_file_in_neovim_0_11_shows_hints_and_diagnostics(large_file, tmp_path):
+    nvim = NEOVIMS.get("0.11")
+    if nvim is None or not pathlib.Path(nvim).exists():
+        pytest.fail("Neovim 0.11 is not installed: scripts/bootstrap installs it")
+    script = tmp_path / "init.lua"
+    script.write_text(INIT)
+    out = tmp_path / "out.json"
+    env = dict(os.environ, PGN_NVIM_OUT=str(out), PGN_NVIM_PLUGIN=str(PLUGIN), PGN_LSP_BIN=str(binary()),
+               PGN_NVIM_FILE=str(large_file))
+    try:
+        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(script)], cwd=tmp_path, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=400)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"Neovim did not quit within 400 s:\n{timeout.stdout}\n{timeout.stderr}")
+    assert out.exists(), f"Neovim wrote no observations (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    seen = json.loads(out.read_text())
+    assert "error" not in seen, seen["error"]
+    print(json.dumps({key: seen[key] for key in ("read_ms", "hints_ms", "diagnostics_ms", "middle_hints_ms",
+                                                  "hover_after_edit_ms")}))
+    assert large_file.stat().st_size > 99_000_000
+    assert seen["hints_shown"], "no inlay hint on the first screen"
+    # The lichess games carry clocks: the first screen's hints include the time each move took.
+    assert any(hint["line"] < 60 for hint in seen["hints"]), seen["hints"]
+    assert seen["illegal_shown"], f"no illegal-move diagnostic; codes seen: {seen.get('codes')}"
+    assert "Ke2" in seen["illegal"]["message"], seen["illegal"]
+    assert seen["middle_hints_shown"], f"no inlay hint after scrolling to line {seen['scrolled_top']}"
+    assert seen["hover"] and "FEN" in seen["hover"][0], (seen["hovered_line"], seen["hover"])
