@@ -186,7 +186,9 @@ public struct GameReplay {
     ) {
         guard let opening else { return }
         var wrong: [(tag: TagPair, says: String, right: String)] = []
-        if let eco = tag("ECO"), let says = value(of: eco), !OpeningTags.ecoAgrees(says, passed: passed) {
+        if let eco = tag("ECO"), let says = value(of: eco), says != opening.eco,
+            !OpeningTags.ecoAgrees(says, passed: passed)
+        {
             wrong.append((eco, says, opening.eco))
         }
         if let name = tag("Opening"), let says = value(of: name), !Self.names(says, opening.name),
