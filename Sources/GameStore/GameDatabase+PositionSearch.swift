@@ -92,20 +92,59 @@ public struct GameSummary: Sendable, Equatable {
     public var round: String?
     public var result: String?
 
+    public init(
+        id: Int64 = 0, white: String? = nil, black: String? = nil, whiteElo: Int? = nil, blackElo: Int? = nil,
+        event: String? = nil, site: String? = nil, date: String? = nil, round: String? = nil, result: String? = nil
+    ) {
+        self.id = id
+        self.white = white
+        self.black = black
+        self.whiteElo = whiteElo
+        self.blackElo = blackElo
+        self.event = event
+        self.site = site
+        self.date = date
+        self.round = round
+        self.result = result
+    }
+
     /// `Carlsen – Nepomniachtchi, World Championship 2021.12.03, 1-0`.
     public var label: String {
-        func player(_ name: String?, _ elo: Int?) -> String {
-            let name = name.flatMap { $0.isEmpty || $0 == "?" ? nil : $0 } ?? "?"
-            guard let elo, elo > 0 else { return name }
-            return "\(name) (\(elo))"
-        }
-        var text = "\(player(white, whiteElo)) – \(player(black, blackElo))"
+        var text = "\(Self.player(white, whiteElo)) – \(Self.player(black, blackElo))"
         var place: [String] = []
-        if let event, !event.isEmpty, event != "?", event != "Unknown" { place.append(event) }
+        if let event = Self.known(event) { place.append(event) }
         if let date, !date.isEmpty, !date.hasPrefix("?") { place.append(date) }
         if !place.isEmpty { text += ", " + place.joined(separator: " ") }
         if let result, !result.isEmpty, result != "*" { text += ", \(result)" }
         return text
+    }
+
+    /// The game as lichess's explorer lists it: players with their ratings, result, event and
+    /// year, `Carlsen (2855) – Nepomniachtchi (2782), 1-0, World Championship, 2021` (a draw
+    /// `½-½`; what is unknown left out).
+    public var listEntry: String {
+        var parts = ["\(Self.player(white, whiteElo)) – \(Self.player(black, blackElo))"]
+        switch result {
+        case "1-0", "0-1": parts.append(result!)
+        case "1/2-1/2", "½-½": parts.append("½-½")
+        default: break
+        }
+        if let event = Self.known(event) { parts.append(event) }
+        if let year = date?.prefix(4), year.count == 4, year.allSatisfy(\.isNumber) { parts.append(String(year)) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `Carlsen (2855)`, `?` for a name not known.
+    private static func player(_ name: String?, _ elo: Int?) -> String {
+        let name = name.flatMap { $0.isEmpty || $0 == "?" ? nil : $0 } ?? "?"
+        guard let elo, elo > 0 else { return name }
+        return "\(name) (\(elo))"
+    }
+
+    /// An event's name, nil for one not known (`?`, `Unknown`, empty).
+    private static func known(_ event: String?) -> String? {
+        guard let event, !event.isEmpty, event != "?", event != "Unknown" else { return nil }
+        return event
     }
 }
 

@@ -142,19 +142,68 @@ extension GameDatabase {
         return try GameDatabase.decode(row, layout: layout)
     }
 
-    /// Writes games as PGN, in ID order, a blank line between them: all of them, those of one
-    /// player (exact name), or those with the given IDs. Games are read in batches and decoded
-    /// on every core; `write` receives the text of each batch in order.
+    /// The most players a name may stand for in `exportPGN(player:)`.
+    public static let playersMeantLimit = 20_000
+
+    /// The players (ID and name) whose name `query` may mean, as one types a name to look for
+    /// it (`NameKey.isMeant(by:)`: any case and accents, the start of each word, in any order),
+    /// in ID order.
+    public func players(meantBy query: String) throws -> [(id: Int64, name: String)] {
+        let key = NameKey(query)
+        guard !key.words.isEmpty else { return [] }
+        return try run { db in
+            guard try db.tableExists("Players") else { return [] }
+            var found: [(id: Int64, name: String)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT ID, Name FROM Players ORDER BY ID")
+            while let row = try rows.next() {
+                guard let name = row[1] as String? else { continue }
+                if NameKey(name).isMeant(by: key) { found.append((row[0], name)) }
+            }
+            return found
+        }
+    }
+
+    /// The names of players closest to `query` (`NameKey.distance`), closest first, at most
+    /// `limit`, and none further than a third of its letters (at least 2): what someone who
+    /// typed `query` may have meant.
+    public func players(closestTo query: String, limit: Int = 5) throws -> [String] {
+        let key = NameKey(query)
+        let letters = key.words.joined().count
+        guard letters > 0 else { return [] }
+        let furthest = max(2, letters / 3)
+        return try run { db in
+            guard try db.tableExists("Players") else { return [] }
+            var found: [(distance: Int, name: String)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT Name FROM Players")
+            while let row = try rows.next() {
+                guard let name = row[0] as String?, !name.isEmpty, name != "?" else { continue }
+                let distance = NameKey(name).distance(to: key)
+                if distance <= furthest { found.append((distance, name)) }
+            }
+            found.sort { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            return found.prefix(limit).map(\.name)
+        }
+    }
+
+    /// Writes games as PGN, in ID order, a blank line between them: all of them, those of the
+    /// players `player` may mean (`players(meantBy:)`: `carlsen`, `Carlsen, M`), or those with
+    /// the given IDs. Games are read in batches and decoded on every core; `write` receives the
+    /// text of each batch in order.
     public func exportPGN(
         player: String? = nil, ids: [Int64]? = nil, write: (String) throws -> Void
     ) throws -> ExportReport {
         var report = ExportReport()
         let layout = try run { db in try readLayout(db) }
         var condition: String?
-        var arguments: StatementArguments = []
+        let arguments: StatementArguments = []
         if let player {
-            condition = "(w.Name = ? OR b.Name = ?)"
-            arguments = [player, player]
+            let meant = try players(meantBy: player)
+            guard !meant.isEmpty, layout.has("WhiteID"), layout.has("BlackID") else { return report }
+            guard meant.count <= Self.playersMeantLimit else {
+                throw GameStoreError.tooManyPlayers(query: player, count: meant.count)
+            }
+            let list = meant.map { String($0.id) }.joined(separator: ",")
+            condition = "(g.WhiteID IN (\(list)) OR g.BlackID IN (\(list)))"
         }
         if let ids {
             if ids.isEmpty { return report }

@@ -26,6 +26,8 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The scratch files that building the position index needs could not be written (the
     /// disk is full, say).
     case scratchFile(folder: String, reason: String)
+    /// A player's name to look for that too many players' names start with.
+    case tooManyPlayers(query: String, count: Int)
 
     public var description: String {
         switch self {
@@ -59,6 +61,8 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case .scratchFile(let folder, let reason):
             return
                 "cannot write the scratch files that building the position index needs in \(folder): \(reason); make room there and build it with: pgn-lsp index --db FILE"
+        case .tooManyPlayers(let query, let count):
+            return "\(count) players' names start with \"\(query)\": give more of the name"
         }
     }
 }

@@ -103,12 +103,15 @@ public struct GameReplay {
             report(.badFEN, .error, "Bad FEN: \(error.description)", fenRange(fenTag, error))
         }
 
+        // The named positions of the mainline, kept only to judge tags that name the opening.
+        var passed: [Opening]? = tag("ECO") != nil || tag("Opening") != nil ? [] : nil
         if let position = start.position {
             game.opening = OpeningBook.shared.opening(at: position).map { ($0, nil) }
-            replayMoves(from: position, into: &game, keepMoves: keepMoves, report: report)
+            if let first = game.opening?.opening { passed?.append(first) }
+            replayMoves(from: position, into: &game, passed: &passed, keepMoves: keepMoves, report: report)
         }
         checkResult(game: game, report: report)
-        checkOpeningTags(game.opening?.opening, report: report)
+        checkOpeningTags(game.opening?.opening, passed: passed ?? [], report: report)
         game.diagnostics = diagnostics
         return game
     }
@@ -172,20 +175,25 @@ public struct GameReplay {
         }
     }
 
-    /// The `ECO` and `Opening` tags against the opening the moves reach: an `ECO` other than
-    /// the opening's code, or an `Opening` that is neither its name nor the start of it (a
-    /// family, `Sicilian Defense` for `Sicilian Defense: Najdorf Variation`). A missing tag is
-    /// not reported (the editor offers to fill them in).
+    /// The `ECO` and `Opening` tags against the openings the mainline passed through (`passed`,
+    /// the last of which, `opening`, is the game's), judged by meaning (`OpeningTags`): an `ECO`
+    /// outside their families, an `Opening` that names none of them nor an opening of their
+    /// families. Other books' words for the same opening (TWIC's `King's Indian`, `QGD`,
+    /// `Gruenfeld`) agree. A missing tag is not reported (the editor offers to fill them in).
     private func checkOpeningTags(
-        _ opening: Opening?,
+        _ opening: Opening?, passed: [Opening],
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
     ) {
         guard let opening else { return }
         var wrong: [(tag: TagPair, says: String, right: String)] = []
-        if let eco = tag("ECO"), let says = value(of: eco), says != opening.eco {
+        if let eco = tag("ECO"), let says = value(of: eco), says != opening.eco,
+            !OpeningTags.ecoAgrees(says, passed: passed)
+        {
             wrong.append((eco, says, opening.eco))
         }
-        if let name = tag("Opening"), let says = value(of: name), !Self.names(says, opening.name) {
+        if let name = tag("Opening"), let says = value(of: name), !Self.names(says, opening.name),
+            !OpeningTags.nameAgrees(says, passed: passed)
+        {
             wrong.append((name, says, opening.name))
         }
         guard let first = wrong.first else { return }
@@ -216,7 +224,7 @@ public struct GameReplay {
     }
 
     private func replayMoves(
-        from position: Position, into game: inout ReplayedGame, keepMoves: Bool,
+        from position: Position, into game: inout ReplayedGame, passed: inout [Opening]?, keepMoves: Bool,
         report: (Diagnostic.Code, Diagnostic.Severity, String, Range<Int>, [Diagnostic.Fix]) -> Void
     ) {
         var replayer = LineReplayer(start: position)
@@ -258,6 +266,7 @@ public struct GameReplay {
                     case .played(let played):
                         game.playedNodes.append(i)
                         if played.depth == 0, let opening = OpeningBook.shared.opening(at: played.after) {
+                            passed?.append(opening)
                             game.opening = (
                                 opening, opening.title == game.opening?.opening.title ? game.opening?.node : i
                             )

@@ -68,4 +68,45 @@ public struct NameKey: Hashable, Sendable {
         }
         return true
     }
+
+    /// Whether `query`, as someone types a name to look for, may mean this name: each of its
+    /// words the start of a word of the name, case and accents folded, in any order
+    /// (`maghsoodloo`, `Carlsen M`, `magnus carlsen` for `Carlsen, Magnus`). An empty query
+    /// means no name.
+    public func isMeant(by query: NameKey) -> Bool {
+        guard !query.words.isEmpty else { return false }
+        var free = words
+        for word in query.words {
+            guard let k = free.firstIndex(where: { $0.hasPrefix(word) }) else { return false }
+            free.remove(at: k)
+        }
+        return true
+    }
+
+    /// How far `query` is from the closest word of this name, or from the whole name written
+    /// as the query's words are (edits of one character each): to suggest names for one that
+    /// matched none.
+    public func distance(to query: NameKey) -> Int {
+        let typed = query.words.joined(separator: " ")
+        var best = Self.editDistance(Array(typed.unicodeScalars), Array(words.joined(separator: " ").unicodeScalars))
+        for word in words {
+            best = min(best, Self.editDistance(Array(typed.unicodeScalars), Array(word.unicodeScalars)))
+        }
+        return best
+    }
+
+    /// Levenshtein's distance.
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        var current = previous
+        for (i, x) in a.enumerated() {
+            current[0] = i + 1
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
 }

@@ -9,7 +9,9 @@ extension PGNLanguageServer {
     var builtInCommands: [ServerCommand] {
         [
             ServerCommand(
-                "pgn.fixAll", summary: "applies every safe quick fix of the document; arguments: the URI"
+                "pgn.fixAll",
+                summary:
+                    "applies every safe quick fix of the document (none: a message and the answer say so); arguments: the URI"
             ) { [self] arguments, context in try await fixAll(arguments, context) },
             ServerCommand(
                 "pgn.applyEdit",
@@ -66,7 +68,11 @@ extension PGNLanguageServer {
         }
         let document = try context.document(uri)
         let edits = safeFixes(analyzer.analysis(of: document))
-        guard !edits.isEmpty else { return .null }
+        guard !edits.isEmpty else {
+            let message = Self.nothingToFix(uri)
+            server.showMessage(.info, message)
+            return .string(message)
+        }
         _ = try await applyEdit(
             "Fix all safe problems", workspaceEdit(document, edits, context.positionEncoding), context)
         return .null

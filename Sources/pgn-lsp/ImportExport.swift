@@ -157,7 +157,12 @@ struct Export: ParsableCommand {
     @Option(help: "The database file.")
     var db: String
 
-    @Option(help: "Only the games of this player (exact name, as White or Black).")
+    @Option(
+        help: """
+            Only the games of this player, as White or Black: the name in any case and accents, \
+            or the start of its words in any order (Carlsen, "carlsen m", "Magnus Carlsen"). \
+            When no player has that name, the closest names are suggested.
+            """)
     var player: String?
 
     @Option(name: .customLong("id"), help: "Only the game with this ID (repeatable).")
@@ -203,6 +208,14 @@ struct Export: ParsableCommand {
         if !layouts.isEmpty { summary += " (moves read as: \(layouts.joined(separator: ", ")))" }
         summary += "\n"
         writeToStandardError(summary)
+        if let player, report.exported == 0, report.failed.isEmpty {
+            // Nothing to write is not what was asked: say why, and what may have been meant.
+            let suggestions = (try? database.players(closestTo: player)) ?? []
+            writeToStandardError(
+                "no game of a player named \(player)"
+                    + (suggestions.isEmpty ? "" : "; did you mean: \(suggestions.joined(separator: "; "))") + "\n")
+            throw ExitCode(1)
+        }
         if !ids.isEmpty && report.exported + report.failed.count < Set(ids).count {
             throw ValidationError("some of the requested IDs are not in the database")
         }

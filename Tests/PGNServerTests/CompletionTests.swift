@@ -18,10 +18,28 @@ final class CompletionTests: XCTestCase {
 
     func testTheLegalMovesOfThePieceTyped() async throws {
         let moves = try await items(2, 24)
-        XCTAssertEqual(labels(moves), ["Na3", "Nc3", "Ng1", "Nd4", "Nh4", "Nxe5", "Ng5"])
-        XCTAssertEqual(moves.first?["detail"], "white knight b1a3")
-        XCTAssertEqual(moves.first?["kind"], 6)
-        XCTAssertEqual(moves.first?["textEdit"], ["range": range(2, 23, 2, 24), "newText": "Na3"], "replaces the N")
+        // The capture first, then the knight that leaves its back rank, then the others.
+        XCTAssertEqual(labels(moves), ["Nxe5", "Na3", "Nc3", "Ng1", "Nd4", "Nh4", "Ng5"])
+        XCTAssertEqual(moves.first?["detail"], "white knight f3e5")
+        XCTAssertEqual(moves.first?["kind"], 20, "EnumMember: one of the legal moves")
+        XCTAssertEqual(moves.first?["textEdit"], ["range": range(2, 23, 2, 24), "newText": "Nxe5"], "replaces the N")
+        XCTAssertEqual(moves.compactMap { $0["sortText"]?.stringValue }, (0..<7).map { String(format: "%04d", $0) })
+    }
+
+    /// Captures (the most valuable piece taken first), checks, developing moves (a minor piece
+    /// off its back rank, castling), the others, king moves last.
+    func testTheMovesComeInTheOrderAPlayerLooksForThem() async throws {
+        // White to move: Bxf7+ and Nxe5 take, Qh5 and Bb5 do not check, O-O is possible.
+        let text = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. d3 Qh4 5. \n"
+        let client = try await TestClient.pgn(text)
+        let result = try await client.result("textDocument/completion", at(2, 44))
+        let moves = labels(result["items"]?.arrayValue ?? [])
+        XCTAssertEqual(Array(moves.prefix(2)), ["Nxh4", "Nxd4"], "the queen, then the knight: \(moves)")
+        XCTAssertEqual(Set(moves[2..<4]), ["Nxe5", "Bxf7+"], "\(moves)")
+        let developing = ["Na3", "Nc3", "Nbd2", "Bd2", "Be3", "Bf4", "Bg5", "Bh6", "O-O"]
+        let firstOther = try XCTUnwrap(moves.firstIndex { !developing.contains($0) && !$0.contains("x") })
+        XCTAssertTrue(developing.allSatisfy { moves.firstIndex(of: $0)! < firstOther }, "\(moves)")
+        XCTAssertEqual(Set(moves.suffix(2)), ["Kd2", "Kf1"], "\(moves)")
     }
 
     func testNAGsThatStartWithWhatIsTyped() async throws {

@@ -39,12 +39,13 @@ final class ExplorerCompletionTests: XCTestCase {
         }
     }
 
-    func testWithoutADatabaseTheOrderIsTheGenerators() async throws {
+    func testWithoutADatabaseTheDevelopingMovesComeFirst() async throws {
         try await withExplorer(prepare: { _ in }) { client, folder in
             let uri = client.openMine(folder, "[White \"Me\"]\n\n1. e4 \n")
             let moves = try await items(client, uri, 2, 6)
             XCTAssertEqual(moves.count, 20)
             XCTAssertTrue(moves.allSatisfy { $0["detail"]?.stringValue?.hasPrefix("black ") == true })
+            XCTAssertEqual(moves.prefix(4).compactMap { $0["label"]?.stringValue }, ["Na6", "Nc6", "Nf6", "Nh6"])
         }
     }
 }

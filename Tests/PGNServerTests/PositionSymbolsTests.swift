@@ -22,11 +22,27 @@ final class PositionSymbolsTests: XCTestCase {
         try await symbols("fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w") { symbols, uri in
             XCTAssertEqual(
                 symbols.compactMap { $0["name"]?.stringValue },
-                ["Me – You", "Euwe (2500) – Fischer (2400), Test, 0-1"])
+                ["Me – You", "Euwe (2500) – Fischer (2400), 0-1, Test"])
             XCTAssertEqual(symbols.first?["location"], ["uri": .string(uri), "range": range(3, 6, 3, 8)])
             XCTAssertEqual(symbols.first?["containerName"], "mine.pgn")
             XCTAssertEqual(symbols.last?["containerName"], "games.ocgdb.db3")
             XCTAssertEqual(symbols.last?["kind"], 5)
+        }
+    }
+
+    func testTheStartPositionListsEveryGameAtItsEntry() async throws {
+        try await symbols("fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1") { symbols, _ in
+            let database = symbols.filter { $0["containerName"] == "games.ocgdb.db3" }
+            XCTAssertEqual(database.count, 5)
+            XCTAssertEqual(database.last?["name"], "Ivanchuk (2900) – Jobava (2850), 1-0, Test")
+            // No move reaches it: the location is the game's entry, before its first move.
+            let location = try XCTUnwrap(database.last?["location"])
+            let url = try XCTUnwrap(URL(string: location["uri"]?.stringValue ?? ""))
+            let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+            let line = try XCTUnwrap(location["range"]?["start"]?["line"]?.intValue)
+            XCTAssertEqual(lines[line], "{Ivanchuk (2900) – Jobava (2850), 1-0, Test} 1. Nf3 Nc6 2. e4 e5 1-0")
+            XCTAssertEqual(location["range"]?["start"]?["character"], 0)
+            XCTAssertEqual(location["range"]?["end"]?["character"]?.intValue, 44)
         }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import LanguageServer
+import PGN
 import TestSupport
 import XCTest
 
 /// `textDocument/references` on a move: the games that reach the position after it, in the
-/// workspace's PGN files (at the move that reaches it) and in the databases (at the first tag
-/// of the game in a PGN file the server writes), the database games capped.
+/// workspace's PGN files and in the databases (in a PGN file the server writes, on a line that
+/// names the game), each at the move that reaches it; the database games capped.
 final class ReferencesTests: XCTestCase {
     /// Line 2 `1. e4 e5 2. Nf3 Nc6 *`; the second game reaches the same position by 1. Nf3.
     let text = """
@@ -52,22 +53,33 @@ final class ReferencesTests: XCTestCase {
                 ])
             let inDatabase = found.filter { !inWorkspace.contains($0) }
             XCTAssertEqual(inDatabase.count, 3, "two games, and one by another move order")
+            // A location has no label: clients show its line. Each game's line reads as lichess's
+            // explorer lists games, and the location is the move that reaches the position.
+            var shown: [String] = []
             for location in inDatabase {
                 XCTAssertTrue(location["uri"]?.stringValue?.hasPrefix(cache) == true, "\(location)")
                 let line = try XCTUnwrap(location["range"]?["start"]?["line"]?.intValue)
-                XCTAssertEqual(location["range"]?["start"]?["character"], 0)
-                let header = try lines(location)[line]
-                XCTAssertTrue(header.hasPrefix("[Event \""), header)
+                XCTAssertEqual(location["range"]?["end"]?["line"]?.intValue, line)
+                let text = try lines(location)[line]
+                shown.append(text)
+                let units = Array(text.utf16)
+                let start = try XCTUnwrap(location["range"]?["start"]?["character"]?.intValue)
+                let end = try XCTUnwrap(location["range"]?["end"]?["character"]?.intValue)
+                XCTAssertTrue(["Nc6", "e5"].contains(String(decoding: units[start..<end], as: UTF16.self)), text)
             }
+            XCTAssertEqual(
+                shown,
+                [
+                    "{Anand (2800) – Botvinnik (2700), 1-0, Test} 2... Nc6 3. Bb5 a6 1-0",
+                    "{Carlsen (2600) – Ding (2650), ½-½, Test} 2... Nc6 3. Bc4 Bc5 1/2-1/2",
+                    "{Ivanchuk (2900) – Jobava (2850), 1-0, Test} 2... e5 1-0",
+                ])
             guard let first = inDatabase.first else { return }
             let file = try lines(first).joined(separator: "\n")
             XCTAssertTrue(file.hasPrefix("% pgn-lsp: the games of \(folder.path)/games.ocgdb.db3 that reach\n"), file)
-            let whites = try inDatabase.map { location -> String in
-                let all = try lines(location)
-                let start = location["range"]!["start"]!["line"]!.intValue!
-                return all[start...].first { $0.hasPrefix("[White ") } ?? ""
-            }
-            XCTAssertEqual(whites, ["[White \"Anand\"]", "[White \"Carlsen\"]", "[White \"Ivanchuk\"]"])
+            // The file is PGN without a problem: the entries are comments.
+            let problems = Checker.check(SourceText(file)).diagnostics.filter { $0.severity != .information }
+            XCTAssertEqual(problems.map(\.message), [])
         }
     }
 

@@ -1,5 +1,6 @@
 import ChessCore
 import PGN
+import TestSupport
 import XCTest
 
 /// Opening names: lichess's list built in, a game named by the last named position of its
@@ -72,11 +73,11 @@ final class OpeningTests: XCTestCase {
         XCTAssertEqual(fix?.edits.map(\.text), ["\"B90\""])
 
         // Both wrong: one diagnostic, one fix for both tags.
-        let both = "[ECO \"A00\"]\n[Opening \"King's Pawn Game\"]\n\n1. e4 e6 *"
+        let both = "[ECO \"A00\"]\n[Opening \"Sicilian Defense\"]\n\n1. e4 e6 *"
         let diagnostics = Checker.check(SourceText(both)).diagnostics.filter { $0.code == .openingTags }
         XCTAssertEqual(
             diagnostics.first?.message,
-            "The moves reach C00 French Defense, but the ECO tag says \"A00\" and the Opening tag says \"King's Pawn Game\""
+            "The moves reach C00 French Defense, but the ECO tag says \"A00\" and the Opening tag says \"Sicilian Defense\""
         )
         XCTAssertEqual(diagnostics.first?.fixes.first?.edits.map(\.text), ["\"C00\"", "\"French Defense\""])
     }
@@ -92,5 +93,78 @@ final class OpeningTests: XCTestCase {
         ] {
             XCTAssertEqual(codes(text).filter { $0.hasPrefix("opening-tags") }, [], text)
         }
+    }
+
+    /// TWIC's and ChessBase's words for the openings (`[Opening "King's Indian"]`
+    /// `[Variation "Saemisch, 5...O-O"]`, `QGD`, `Gruenfeld`, `Petrov`, `Robatsch (modern)
+    /// defence`), with their ECO codes: none is marked, though most are not lichess's words or
+    /// codes for the last named position.
+    func testTheWordsOfTWICAndChessBaseAreNotMarked() throws {
+        let url = SharedMaterial.fixtures.appendingPathComponent("corpus/pgn-lsp/twic-openings.pgn")
+        let source = SourceText(Array(try Data(contentsOf: url)))
+        let result = Checker.check(source)
+        XCTAssertEqual(result.openings.count, 24)
+        XCTAssertEqual(result.diagnostics.filter { $0.code == .openingTags }.map(\.message), [])
+        // What the exact comparison marked: the file tests the judging by meaning.
+        let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
+        var differ = 0
+        for (game, opening) in zip(parser.games, result.openings) {
+            guard let opening, let eco = game.tags.first(where: { source.string($0.nameRange) == "ECO" }),
+                let name = game.tags.first(where: { source.string($0.nameRange) == "Opening" })
+            else { continue }
+            let says = (source.string(eco.valueRange!), String(source.string(name.valueRange!).dropFirst().dropLast()))
+            // Lichess's code, and its name or the start of it.
+            let rest = opening.name.hasPrefix(says.1) ? opening.name.dropFirst(says.1.count) : "no"
+            if says.0 != "\"\(opening.eco)\"" || !(rest.isEmpty || rest.hasPrefix(":") || rest.hasPrefix(",")) {
+                differ += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(differ, 20)
+    }
+
+    /// A tag that contradicts the moves is still marked, in any book's words.
+    func testRealContradictionsAreMarked() {
+        let french = "1.e4 e6 2.d4 d5 3.Nc3 Bb4 4.e5 c5 *"
+        let kingsIndian = "1.d4 Nf6 2.c4 g6 3.Nc3 Bg7 4.e4 d6 5.f3 O-O *"
+        for (tags, moves, marked) in [
+            (
+                "[ECO \"C18\"]\n[Opening \"Sicilian\"]\n[Variation \"Najdorf\"]", french,
+                "the Opening tag says \"Sicilian\""
+            ),
+            ("[ECO \"B90\"]\n[Opening \"French\"]", french, "the ECO tag says \"B90\""),
+            ("[ECO \"E81\"]\n[Opening \"Caro-Kann\"]", kingsIndian, "the Opening tag says \"Caro-Kann\""),
+            ("[ECO \"E81\"]\n[Opening \"Nimzo-Indian\"]", kingsIndian, "the Opening tag says \"Nimzo-Indian\""),
+            (
+                "[ECO \"A45\"]\n[Opening \"Sicilian Defence\"]", "1.d4 Nf6 2.Bg5 *",
+                "the Opening tag says \"Sicilian Defence\""
+            ),
+            ("[ECO \"D85\"]", kingsIndian, "the ECO tag says \"D85\""),
+        ] {
+            let text = "\(tags)\n\n\(moves)"
+            let messages = Checker.check(SourceText(text)).diagnostics.filter { $0.code == .openingTags }.map(\.message)
+            XCTAssertEqual(messages.count, 1, text)
+            XCTAssertTrue(messages.first?.hasSuffix(marked) == true, "\(messages)")
+        }
+    }
+
+    /// How names are compared: spellings, aliases, possessives, variations after a comma.
+    func testNamesAgreeByMeaning() {
+        let book = OpeningBook.shared
+        let samisch = book.opening(at: position("d4 Nf6 c4 g6 Nc3 Bg7 e4 d6 f3 O-O"))!
+        let berlin = book.opening(at: position("e4 e5 Nf3 Nc6 Bb5 Nf6"))!
+        let petrov = book.opening(at: position("e4 e5 Nf3 Nf6"))!
+        for (tag, opening) in [
+            ("King's Indian", samisch), ("Kings Indian Defence", samisch), ("KID", samisch),
+            ("King's Indian, Saemisch", samisch), ("King's Indian: Sämisch Variation", samisch),
+            ("Spanish", berlin), ("Ruy Lopez (Spanish opening)", berlin), ("Ruy Lopez, Berlin defence", berlin),
+            ("Petrov", petrov), ("Petroff Defence", petrov), ("Russian Game", petrov),
+        ] {
+            XCTAssertTrue(OpeningTags.nameAgrees(tag, passed: [opening]), "\(tag) for \(opening.name)")
+        }
+        XCTAssertFalse(OpeningTags.nameAgrees("French", passed: [samisch]))
+        XCTAssertTrue(OpeningTags.nameAgrees("Not an opening at all", passed: [samisch]), "not judged")
+        XCTAssertTrue(OpeningTags.ecoAgrees("E89", passed: [samisch]))
+        XCTAssertFalse(OpeningTags.ecoAgrees("E99", passed: [samisch]))
+        XCTAssertTrue(OpeningTags.ecoAgrees("?", passed: [samisch]), "not judged")
     }
 }

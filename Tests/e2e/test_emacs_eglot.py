@@ -25,6 +25,7 @@ import pytest
 
 from conftest import ROOT, binary
 from editor_fixtures import FIXABLE, game
+from test_lsp_explorer import MINE, make_database
 
 DOC = ROOT / "editors" / "emacs.md"
 TIMEOUT = 60
@@ -171,6 +172,19 @@ DRIVER = r"""
     (pgn-test-put 'formatted (buffer-substring-no-properties (point-min) (point-max)))
     (pgn-test-put 'modified (and (buffer-modified-p) t)))
 
+  ;; (e) M-x xref-find-references on 2... Nc6: the games of the folder and of its database that
+  ;; reach the position, as xref lists them (each the line of its location).
+  (with-current-buffer (pgn-test-open "mine.pgn")
+    (pgn-test-goto 4 "Nc6")
+    (pgn-test-put 'references
+                  (vconcat
+                   (mapcar (lambda (item)
+                             (let ((location (xref-item-location item)))
+                               `((summary . ,(substring-no-properties (xref-item-summary item)))
+                                 (file . ,(xref-location-group location))
+                                 (line . ,(xref-location-line location)))))
+                           (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot))))))
+
   (pgn-test-put 'servers (hash-table-count eglot--servers-by-project))
   (let ((server (with-current-buffer (get-file-buffer (expand-file-name "mistakes.pgn" pgn-test-dir))
                   (eglot-current-server))))
@@ -275,6 +289,8 @@ def emacs(tmp_path_factory):
     (work / "fixable.pgn").write_text(FIXABLE)
     (work / "messy.pgn").write_text(MESSY)
     (work / "annotated.pgn").write_text(ANNOTATED)
+    (work / "mine.pgn").write_text(MINE)
+    make_database(work / "games.ocgdb.db3")
     driver = tmp / "driver.el"
     driver.write_text(DRIVER)
     paths = {name: tmp / f"{name}" for name in ("out.json", "events.txt", "messages.jsonl")}
@@ -323,7 +339,7 @@ def test_the_doc_setup_starts_eglot_from_path(emacs):
     assert seen["major_mode"] == "pgn-mode"
     assert seen["managed"] is True and seen["flymake"] is True
     assert seen["servers"] == 1  # one server for the folder, reused for each file
-    assert seen["managed_buffers"] == 4
+    assert seen["managed_buffers"] == 5
     assert seen["server_command"] == ["pgn-lsp", "serve"]  # the doc's `eglot-server-programs' entry
     (initialize,) = sent(emacs, "client", "initialize")
     assert initialize["params"]["processId"] > 0
@@ -418,3 +434,17 @@ def test_no_errors_in_the_exchange(emacs):
     (shutdown,) = sent(emacs, "client", "shutdown")
     assert reply(emacs, shutdown) == {"jsonrpc": "2.0", "id": shutdown["id"], "result": None}
     assert emacs["elapsed"] < 40, emacs["elapsed"]  # about 2 s on an idle machine
+
+
+def test_xref_lists_the_games_that_reach_the_position(emacs):
+    references = emacs["seen"]["references"]
+    mine = str(emacs["work"] / "mine.pgn")
+    assert [(r["line"], r["summary"]) for r in references if r["file"] == mine] == [(4, MINE.split("\n")[3])]
+    # The database's games read as lichess's explorer lists them, each at the move that reaches
+    # the position, in a file of the cache under the HOME Emacs gave the server.
+    home = emacs["work"].parent / "home"
+    database = [r for r in references if r["file"].startswith(f"{home}/.cache/pgn-lsp/positions/")]
+    assert [r["summary"] for r in database] == [
+        "{Anand (2800) – Botvinnik (2700), 1-0, Ref} 2... Nc6 3. Bb5 a6 1-0",
+        "{Carlsen (2600) – Ding (2650), ½-½, Ref} 2... Nc6 3. Bc4 Bc5 1/2-1/2",
+        "{Ivanchuk (2900) – Jobava (2850), 1-0, Ref} 2... e5 1-0"], references

@@ -116,3 +116,47 @@ def test_check_names_each_cause_with_its_fix(tmp_path):
         "A draw is written 1/2-1/2: 1/2 reads as the result 1/2-1/2"]
     assert [item["fixes"][0]["edits"][0]["text"] for item in results] == [" ", "1/2-1/2"]
     assert "missing-result" not in {item["code"] for item in report["diagnostics"]}
+
+
+PLAYERS = """[White "Maghsoodloo, Parham"]
+[Black "Carlsen, Magnus"]
+[Result "1-0"]
+
+1. e4 e5 1-0
+
+[White "Carlsen, M."]
+[Black "Caruana, Fabiano"]
+[Result "*"]
+
+1. d4 *
+"""
+
+
+def test_export_finds_a_player_by_the_start_of_the_name_in_any_case(tmp_path):
+    (tmp_path / "players.pgn").write_text(PLAYERS)
+    db = tmp_path / "players.db3"
+    assert run(["import", "--db", str(db), str(tmp_path / "players.pgn")]).returncode == 0
+    for name in ("Maghsoodloo", "maghsoodloo", "Magh", "Parham Maghsoodloo"):
+        found = run(["export", "--db", str(db), "--player", name])
+        assert found.returncode == 0, found.stderr
+        assert found.stdout.count("[White ") == 1 and '[White "Maghsoodloo, Parham"]' in found.stdout, name
+    # Both spellings of Carlsen, as White or Black.
+    carlsen = run(["export", "--db", str(db), "--player", "carlsen"])
+    assert carlsen.stdout.count("[White ") == 2, carlsen.stdout
+    assert carlsen.stderr.startswith("2 games exported"), carlsen.stderr
+
+
+def test_export_of_a_name_that_matches_no_player_says_which_are_close(tmp_path):
+    (tmp_path / "players.pgn").write_text(PLAYERS)
+    db = tmp_path / "players.db3"
+    run(["import", "--db", str(db), str(tmp_path / "players.pgn")])
+    missed = run(["export", "--db", str(db), "--player", "Maghsudloo"], check=False)
+    assert missed.returncode == 1
+    assert missed.stdout == ""
+    assert missed.stderr.splitlines()[-1] == (
+        "no game of a player named Maghsudloo; did you mean: Maghsoodloo, Parham"), missed.stderr
+    carlson = run(["export", "--db", str(db), "--player", "Carlson"], check=False)
+    assert carlson.stderr.splitlines()[-1] == (
+        "no game of a player named Carlson; did you mean: Carlsen, M.; Carlsen, Magnus"), carlson.stderr
+    nobody = run(["export", "--db", str(db), "--player", "Zzyzx"], check=False)
+    assert nobody.returncode == 1 and nobody.stderr.splitlines()[-1] == "no game of a player named Zzyzx"

@@ -244,19 +244,41 @@ def test_references_give_workspace_moves_and_database_games_as_files(workspace, 
         assert [(pathlib.Path(f["uri"]).name, f["range"]["start"]["line"]) for f in workspace_found] == [
             ("mine.pgn", 3), ("club.pgn", 2)]
         database = [f for f in found if f["uri"].startswith(cache)]
-        assert len(database) == 3
-        assert [file_line(f) for f in database] == ['[Event "Ref"]'] * 3
-        assert all(f["range"]["start"]["character"] == 0 for f in database)
+        # Each game on a line of its own, as lichess's explorer lists games, at the move that
+        # reaches the position (a location has no label: clients show the line).
+        assert [file_line(f) for f in database] == [
+            "{Anand (2800) – Botvinnik (2700), 1-0, Ref} 2... Nc6 3. Bb5 a6 1-0",
+            "{Carlsen (2600) – Ding (2650), ½-½, Ref} 2... Nc6 3. Bc4 Bc5 1/2-1/2",
+            "{Ivanchuk (2900) – Jobava (2850), 1-0, Ref} 2... e5 1-0"]
+        for f in database:
+            start, end = f["range"]["start"], f["range"]["end"]
+            assert start["line"] == end["line"]
+            assert file_line(f)[start["character"]:end["character"]] in ("Nc6", "e5"), f
         # The file reads as PGN without a problem.
         path = urllib.parse.unquote(urllib.parse.urlparse(database[0]["uri"]).path)
         assert run(["check", path]).returncode == 0
 
 
+def test_without_xdg_cache_home_the_games_go_to_the_cache_of_home(workspace, tmp_path, monkeypatch):
+    # An editor in a sandbox gives the server a HOME of its own: the files go there, where the
+    # editor may open them, not to the account's home folder.
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    with session(workspace) as (client, uri):
+        found = client.request("textDocument/references", {"textDocument": {"uri": uri},
+                                                            "position": pos(MINE, "Nc6"),
+                                                            "context": {"includeDeclaration": False}})
+    folder = (tmp_path / "home" / ".cache" / "pgn-lsp" / "positions").as_uri()
+    database = [f for f in found if f["uri"].startswith(folder)]
+    assert len(database) == 3, found
+    assert file_line(database[0]).startswith("{Anand (2800) – Botvinnik (2700), 1-0, Ref} 2... Nc6")
+
+
 def test_fen_workspace_symbols_and_a_query_that_is_not_a_position(workspace):
     with session(workspace) as (client, _):
         found = client.request("workspace/symbol", {"query": "fen:rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w"})
-        assert [(s["name"], s["containerName"]) for s in found] == [("Euwe – Fischer, Ref, 0-1", "games.ocgdb.db3")]
-        assert file_line(found[0]["location"]) == '[Event "Ref"]'
+        assert [(s["name"], s["containerName"]) for s in found] == [("Euwe – Fischer, 0-1, Ref", "games.ocgdb.db3")]
+        assert file_line(found[0]["location"]) == "{Euwe – Fischer, 0-1, Ref} 1... c5 2. Nf3 d6 0-1"
         assert client.request("workspace/symbol", {"query": "fen: rnbqkbnr/pppppppp w"}) == []
         logged = [n["params"]["message"] for n in client.notifications if n.get("method") == "window/logMessage"]
         assert any(m.startswith("pgn-lsp: fen: rnbqkbnr/pppppppp w is not a position: ") for m in logged), logged

@@ -154,6 +154,10 @@ local function run()
   vim.cmd("PgnFixAll")
   vim.wait(5000, function() return vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]:find("O-O") ~= nil end, 20)
   out.fixed_line = vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]
+  -- Again: nothing is left that is safe to fix, and the server says so (window/showMessage).
+  vim.cmd("PgnFixAll")
+  vim.wait(5000, function() return vim.fn.execute("messages"):find("nothing to fix safely") ~= nil end, 20)
+  out.nothing_to_fix = vim.fn.execute("messages")
   out.attached_before_rename = out.attached
 
   -- Rename a player (prepareRename, then rename) on the White value of club.pgn: Neovim takes
@@ -273,7 +277,7 @@ TWINS = ('[White "Anna"]\n[Black "Boris"]\n[Date "2024.01.05"]\n[Round "1"]\n\n1
 
 # The explorer: hover on 1. e4 of a game whose 3... Nf6 leaves the database, the "N" inlay hint as
 # Neovim keeps it (0.10 and later), and references on 2... Nc6 jumped to through the quickfix list:
-# the database game's file opens at its first tag.
+# the database game's file opens at the move, on the line that names the game.
 EXPLORER_RUN = r"""
 local function run()
   local bufnr = open("mine.pgn")
@@ -313,7 +317,7 @@ local function run()
   out.references = {}
   local target
   for index, item in ipairs(items) do
-    table.insert(out.references, { filename = item.filename, lnum = item.lnum })
+    table.insert(out.references, { filename = item.filename, lnum = item.lnum, col = item.col, text = item.text })
     if target == nil and item.filename:find("pgn%-lsp/positions/") then target = index end
   end
   if target then
@@ -355,14 +359,18 @@ def test_explorer_hover_in_neovim(explorer_run):
 
 def test_references_jump_to_the_database_game_in_neovim(explorer_run):
     references = explorer_run["references"]
-    assert {"filename": str(pathlib.Path(explorer_run["cache"]).parent / "files" / "mine.pgn"), "lnum": 4} in references
+    mine = str(pathlib.Path(explorer_run["cache"]).parent / "files" / "mine.pgn")
+    assert [(r["lnum"], r["text"]) for r in references if r["filename"] == mine] == [(4, MINE.split("\n")[3])]
+    # The quickfix list reads as lichess's explorer lists games: players, ratings, result, event.
+    database = [r["text"] for r in references if "pgn-lsp/positions/" in r["filename"]]
+    assert database == [
+        "{Anand (2800) – Botvinnik (2700), 1-0, Ref} 2... Nc6 3. Bb5 a6 1-0",
+        "{Carlsen (2600) – Ding (2650), ½-½, Ref} 2... Nc6 3. Bc4 Bc5 1/2-1/2",
+        "{Ivanchuk (2900) – Jobava (2850), 1-0, Ref} 2... e5 1-0"], references
     assert explorer_run["jumped_file"].startswith(explorer_run["cache"] + "/pgn-lsp/positions/"), explorer_run
     assert explorer_run["jumped_file"].endswith(".pgn")
-    assert explorer_run["jumped_text"] == '[Event "Ref"]', explorer_run
-    # The first game by ID, Anand's, whose first tag the location names.
-    lines = pathlib.Path(explorer_run["jumped_file"]).read_text().split("\n")
-    start = explorer_run["jumped_line"] - 1
-    assert '[White "Anand"]' in lines[start:start + 8], lines[start:start + 8]
+    # :cc opens the first game by ID, Anand's, at the move that reaches the position.
+    assert explorer_run["jumped_text"] == database[0], explorer_run
     assert explorer_run["jumped_filetype"] == "pgn"
 
 
@@ -373,6 +381,59 @@ def test_the_novelty_inlay_hint_in_neovim_0_11(explorer_run):
     assert [(hint["line"], hint["character"]) for hint in novelty] == [(3, MINE.split("\n")[3].index("Nf6") + 3)]
     assert novelty[0]["tooltip"].startswith("Novelty: no game of the databases reached the position after 3... Nf6.")
     assert novelty[0]["tooltip"].endswith("reached in 1 game.")
+
+
+# Completion as a user asks for it: <C-x><C-o> at the end of `2. Nf3` (Neovim 0.7 has it only
+# because the plugin sets 'omnifunc'), then what the menu holds once the answer came.
+COMPLETION_RUN = r"""
+local function run()
+  local bufnr = open("complete.pgn")
+  wait_diagnostics(bufnr, nil)
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  out.omnifunc = vim.bo[bufnr].omnifunc
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A<C-x><C-o>", true, false, true), "n", false)
+end
+
+vim.api.nvim_create_autocmd("VimEnter", { nested = true, callback = function()
+  local ok, err = xpcall(run, debug.traceback)
+  if not ok then finish(err) end
+  -- The keys are typed once this callback returns; the menu is read when the answer came.
+  local function read(tries)
+    local info = vim.fn.complete_info({ "items", "mode" })
+    if #info.items == 0 and tries > 0 then return vim.defer_fn(function() read(tries - 1) end, 100) end
+    out.mode = vim.fn.mode()
+    out.menu = {}
+    for _, item in ipairs(info.items) do
+      table.insert(out.menu, { word = item.word, kind = item.kind, menu = item.menu })
+    end
+    finish(nil)
+  end
+  vim.defer_fn(function() read(100) end, 100)
+end })
+"""
+
+COMPLETION_INIT = PRELUDE + COMPLETION_RUN
+
+
+def prepare_completion(work: pathlib.Path):
+    make_database(work / "games.ocgdb.db3")
+    (work / "complete.pgn").write_text('[White "Me"]\n\n1. e4 e5 2. Nf3 \n')
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_completion_lists_the_moves_a_player_looks_for_first(tmp_path, version):
+    seen = run_neovim(tmp_path, {"engine": {"hoverMs": 0}}, version, init=COMPLETION_INIT, prepare=prepare_completion)
+    assert seen["omnifunc"] == "v:lua.vim.lsp.omnifunc"
+    assert seen["mode"] == "i"
+    words = [item["word"] for item in seen["menu"]]
+    assert len(words) == 29, words
+    # The move of the database's games first, with its figures; then the developing moves; the
+    # king's step last.
+    assert words[0] == "Nc6" and seen["menu"][0]["menu"] == "2 games · 75% white score", seen["menu"][0]
+    assert words[1:10] == ["Na6", "Nf6", "Nh6", "Ne7", "Ba3", "Bb4", "Bc5", "Bd6", "Be7"], words
+    assert words[-1] == "Ke7", words
+    assert {item["kind"] for item in seen["menu"]} == {"EnumMember"}
 
 
 def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", init: str = INIT, prepare=None,
@@ -495,6 +556,11 @@ def test_settings_reach_the_server(tmp_path, version):
 def test_fix_all_command_applies_the_safe_fixes(default_run):
     assert default_run["fixable_diagnostics"]
     assert "4. O-O Nf6" in default_run["fixed_line"]
+
+
+def test_fix_all_with_nothing_safe_to_fix_says_so(default_run):
+    assert "pgn-lsp: nothing to fix safely in fixable.pgn" in default_run["nothing_to_fix"], default_run["nothing_to_fix"]
+    assert default_run["fixed_line"].count("O-O") == 1
 
 
 def test_review_command_reports_the_blunder_and_gives_inlay_hints(default_run):

@@ -236,6 +236,28 @@ function! s:Run() abort
   " Save game to database: a command, no edit.
   let s:out.save_menu_shown = s:CodeAction(9, 'e4', 'Save game to database$')
   let s:out.saved = s:Wait(10000, 's:Answered("workspace/executeCommand pgn.saveGame")')
+
+  " References on 2... Nc6 of fixable.pgn: the games of the root and of the database (the game
+  " just saved) that reach the position, in ALE's preview window.
+  call s:Open('fixable.pgn')
+  call s:Wait(10000, 's:Linted() > 0')
+  call cursor(9, stridx(getline(9), 'Nc6') + 1)
+  ALEFindReferences
+  let s:out.references_arrived = s:Wait(10000, '!empty(s:Preview().lines)')
+  let s:out.references = s:Preview()
+  " The same into the quickfix list, then to the database's game: its line names the game.
+  pclose
+  call setqflist([], 'r')
+  ALEFindReferences -quickfix
+  let s:out.quickfix_arrived = s:Wait(10000, '!empty(getqflist())')
+  let l:items = getqflist()
+  let s:out.quickfix = map(copy(l:items), '{"file": bufname(v:val.bufnr), "lnum": v:val.lnum, "col": v:val.col}')
+  let l:database = indexof(l:items, {_, item -> bufname(item.bufnr) =~# "pgn-lsp/positions/"})
+  if l:database >= 0
+    execute 'cc' (l:database + 1)
+    let s:out.jumped_line = getline('.')
+    let s:out.jumped_col = col('.')
+  endif
 endfunction
 
 function! s:Main() abort
@@ -432,7 +454,8 @@ def test_server_answers_every_request_of_ale(session):
                if e["from"] == "server" and "answers" in e}
     methods = sorted(e["message"]["method"] for e in requests.values())
     assert methods == ["initialize", "textDocument/codeAction", "textDocument/codeAction", "textDocument/codeAction",
-                       "textDocument/codeAction", "textDocument/codeAction", "textDocument/hover", "workspace/executeCommand",
+                       "textDocument/codeAction", "textDocument/codeAction", "textDocument/hover",
+                       "textDocument/references", "textDocument/references", "workspace/executeCommand",
                        "workspace/executeCommand", "workspace/symbol"], methods
     assert sorted(answers) == sorted(requests)
     errors = {json.dumps(requests[id_]["message"]): answer["error"] for id_, answer in answers.items()
@@ -464,3 +487,27 @@ def test_review_is_written_into_the_game(session):
 
 def test_quick_fix_on_a_line_with_non_ascii_text(session):
     assert session["accented_line"] == "1. e4 { très bien } e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 *"
+
+
+
+def test_find_references_lists_the_games_that_reach_the_position(session):
+    # ALE sends includeDeclaration false: the move itself is left out.
+    (request,) = [m for m in messages(session, "client", "textDocument/references")
+                  if m["params"]["context"] == {"includeDeclaration": False}][:1]
+    assert request["params"]["position"] == {"line": 8, "character": FIXABLE.split("\n")[8].index("Nc6")}
+    assert session["references_arrived"], session["messages"]
+    preview = session["references"]
+    assert preview["filetype"] == "ale-preview-selection"
+    work = session["work"]
+    listed = [line.rsplit(":", 2)[0] for line in preview["lines"]]
+    # The games of the root that reach the position after 2... Nc6, and the game saved to the
+    # database above, in a file of the cache of the HOME the editor gave the server.
+    assert listed[:3] == [f"{work}/accented.pgn", f"{work}/blunder.pgn", f"{work}/mistakes.pgn"], preview
+    (database,) = listed[3:]
+    home = pathlib.Path(session["project"]).parent / "home"
+    assert database.startswith(f"{home}/.cache/pgn-lsp/positions/"), database
+    # ALE gives the quickfix list no text: the line jumped to names the game, at the move.
+    assert session["quickfix_arrived"] and len(session["quickfix"]) == 4, session["quickfix"]
+    assert session["jumped_line"].startswith("{White – Black, 0-1, Casual game} 2... Nc6"), session["jumped_line"]
+    # (Vim's columns are bytes.)
+    assert session["jumped_line"].encode()[session["jumped_col"] - 1:].startswith(b"Nc6")

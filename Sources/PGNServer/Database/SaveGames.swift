@@ -48,9 +48,9 @@ extension PGNLanguageServer {
     {
         var actions: [JSONValue] = []
         let uri = JSONValue.string(document.uri)
-        if allowed(""), let index = analysis.gameIndex(at: offset) {
+        if allowed("source.saveGame.pgn"), let index = analysis.gameIndex(at: offset) {
             actions.append([
-                "title": "Save game to database",
+                "title": "Save game to database", "kind": "source.saveGame.pgn",
                 "command": [
                     "title": "Save game to database", "command": "pgn.saveGame", "arguments": [uri, .integer(index)],
                 ],

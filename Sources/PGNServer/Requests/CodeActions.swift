@@ -7,7 +7,8 @@ extension PGNLanguageServer {
     func registerCodeActions() {
         server.capabilities.features["codeActionProvider"] = [
             "codeActionKinds": [
-                "quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite", "source.saveAllGames.pgn",
+                "quickfix", "source.fixAll", "source.fixAll.pgn", "refactor.rewrite", "source.saveGame.pgn",
+                "source.saveAllGames.pgn",
                 .string(Self.fillOpeningTagsKind),
             ],
             "resolveProvider": false,
@@ -87,6 +88,11 @@ extension PGNLanguageServer {
                         "title": .string("Fix all safe problems (\(edits.count))"), "kind": "source.fixAll.pgn",
                         "edit": workspaceEdit(document, edits, encoding),
                     ])
+                } else if only?.contains(where: { $0.hasPrefix("source.fixAll") }) == true,
+                    params["context"]?["triggerKind"]?.intValue != 2
+                {
+                    // Asked for by the user (not on save, `triggerKind` 2): say why nothing comes.
+                    server.showMessage(.info, Self.nothingToFix(document.uri))
                 }
             }
             guard context.session.clientCapabilities.supportsCodeActionLiterals else {
@@ -102,6 +108,11 @@ extension PGNLanguageServer {
         if let command = action["command"] { return command }
         guard let edit = action["edit"], capabilities.supportsApplyEdit else { return nil }
         return ["title": action["title"] ?? "", "command": "pgn.applyEdit", "arguments": [edit]]
+    }
+
+    /// What the user is told when a file has nothing that can be fixed safely.
+    static func nothingToFix(_ uri: DocumentURI) -> String {
+        "pgn-lsp: nothing to fix safely in \(FileURI.name(uri)) (the other problems need a decision: see their quick fixes)"
     }
 
     /// Has the client apply `edit`. A client that cannot (no `workspace.applyEdit`) gets an

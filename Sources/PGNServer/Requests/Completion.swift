@@ -68,28 +68,53 @@ extension PGNLanguageServer {
             }
             // Moves: replay the line up to the cursor.
             guard let position = positionForNextMove(analysis, at: wordStart) else { return .array([]) }
-            let moves = position.legalMoves
-            // The moves the databases know come first, most played first, with their figures.
+            // The moves the databases know come first, most played first, with their figures;
+            // then the others as a player looks for them (`moveOrder`).
             let played = await playedMoves(in: position, uri: document.uri, context)
-            var items: [JSONValue] = []
-            for (index, move) in moves.enumerated() {
+            var ranked: [(key: (Int, Int, Int), label: String, detail: String)] = []
+            for (index, move) in position.legalMoves.enumerated() {
                 let san = position.san(move)
                 guard
                     prefix.isEmpty || san.hasPrefix(prefix)
                         || san.replacingOccurrences(of: "x", with: "").hasPrefix(prefix)
                 else { continue }
                 if let (rank, continuation) = played[move] {
-                    items.append(item(san, kind: .variable, detail: Self.figures(continuation), sort: rank))
-                    continue
+                    ranked.append(((-1, rank, 0), san, Self.figures(continuation)))
+                } else {
+                    let piece = position.piece(at: move.from)
+                    let (group, value) = Self.moveOrder(move, in: position)
+                    ranked.append(((group, value, index), san, "\(piece?.description ?? "") \(position.uci(move))"))
                 }
-                let piece = position.piece(at: move.from)
-                items.append(
-                    item(
-                        san, kind: .variable, detail: "\(piece?.description ?? "") \(position.uci(move))",
-                        sort: played.count + index))
+            }
+            ranked.sort { $0.key < $1.key }
+            // A move is one of a closed set, the legal moves of the position: `EnumMember`
+            // (tag values and NAGs are `Value`, tag names `Property`).
+            let items = ranked.enumerated().map { place, move in
+                item(move.label, kind: .enumMember, detail: move.detail, sort: place)
             }
             return ["isIncomplete": false, "items": .array(items)]
         }
+    }
+
+    /// Where a move the databases do not know goes in the list, smaller first: its group, then
+    /// its place in it. Captures first (the most valuable piece taken first, then by the
+    /// least valuable piece taking it; a promotion as the capture of its piece), then checks,
+    /// then developing moves (a knight or bishop leaving its back rank, castling), then the
+    /// others, king moves last (`Kd2 Ke2 Kf2` are what a player looks for least).
+    static func moveOrder(_ move: Move, in position: Position) -> (group: Int, value: Int) {
+        func worth(_ role: Role?) -> Int { role?.value ?? 0 }
+        let mover = position.role(at: move.from)
+        let taken: Role? =
+            move.isEnPassant
+            ? .pawn
+            : move.isCastle || position.piece(at: move.to)?.color == position.turn ? nil : position.role(at: move.to)
+        if taken != nil || move.isPromotion {
+            return (0, -(10 * (worth(taken) + worth(move.promotion))) + worth(mover))
+        }
+        if position.playing(move).isCheck { return (1, 0) }
+        let backRank = position.turn == .white ? 0 : 7
+        if move.isCastle || ((mover == .knight || mover == .bishop) && move.from.rank == backRank) { return (2, 0) }
+        return mover == .king ? (4, 0) : (3, 0)
     }
 
     /// The moves the explorer's databases played in `position`: each with its rank (most

@@ -214,8 +214,8 @@ enum ReferenceFiles {
         for file in files[kept...] { _ = unlinkat(directory, file.name, 0) }
     }
 
-    /// The database games that reach `position`, written to the files, as locations of their
-    /// first tag.
+    /// The database games that reach `position`, written to the files, as locations of the
+    /// move that reaches it.
     static func locations(
         reaching position: Position, in sources: [ExplorerSource], explorer: ExplorerCenter, limit: Int,
         encoding: PositionEncoding
@@ -237,11 +237,17 @@ enum ReferenceFiles {
         return result
     }
 
-    /// Writes the games of `matches` to their file; returns where each begins.
+    /// Writes the games of `matches` to their file; returns where each reaches the position.
+    ///
+    /// A location has no label of its own: clients list it by the line it points at. So the move
+    /// that reaches the position starts a line, after the game as lichess's explorer lists it,
+    /// in braces: `{Anand (2800) – Botvinnik (2700), 1-0, Linares, 1992} 2... Nc6 3. Bb5 a6`, and
+    /// the location is that move (the entry itself for a game that starts there).
     static func write(
         _ matches: DatabaseMatches, of database: GameDatabase, position: Position, encoding: PositionEncoding
     ) throws -> [GameLocation] {
         let ids = matches.matches.map(\.gameID)
+        let plies = Dictionary(matches.matches.map { ($0.gameID, $0.ply) }, uniquingKeysWith: { first, _ in first })
         let summaries = try database.summaries(ids: ids)
         var text = "% pgn-lsp: the games of \(matches.source.path) that reach\n% \(position.fen)\n"
         if matches.matches.count < matches.total {
@@ -256,21 +262,99 @@ enum ReferenceFiles {
                 return nil
             })
         let exported = ids.filter { !failed.contains($0) }
-        let bytes = Array(text.utf8)
+        let exportedBytes = Array(text.utf8)
+        let games = exportedBytes.withUnsafeBufferPointer { Parser($0).games }
+        var marked = MarkedText(exportedBytes)
+        let targets = zip(exported, games).map { id, game in
+            let entry = summaries[id]?.listEntry ?? "Game \(id)"
+            return marked.mark(game, ply: plies[id] ?? 0, entry: entry)
+        }
+        let bytes = marked.finish()
         let source = SourceText(bytes)
-        let games = bytes.withUnsafeBufferPointer { Parser($0).games }
         let file = try store(bytes, name: fileName(database: matches.source.path, position: position.hash))
-        return zip(exported, games).map { id, game in
-            let label = game.label
-            let start = source.position(of: label.lowerBound, in: encoding)
-            let end = source.position(of: label.upperBound, in: encoding)
+        return zip(exported, targets).map { id, target in
+            let start = source.position(of: target.lowerBound, in: encoding)
+            let end = source.position(of: target.upperBound, in: encoding)
             return GameLocation(
                 uri: file.absoluteString,
                 range: [
                     "start": ["line": .integer(start.line), "character": .integer(start.column)],
                     "end": ["line": .integer(end.line), "character": .integer(end.column)],
                 ],
-                name: summaries[id]?.label ?? "Game \(id)", container: matches.source.name)
+                name: summaries[id]?.listEntry ?? "Game \(id)", container: matches.source.name)
+        }
+    }
+
+    /// An exported text being copied with each game's entry put before the move that reaches
+    /// the position, at the start of a line.
+    struct MarkedText {
+        let original: [UInt8]
+        private(set) var bytes: [UInt8] = []
+        /// How much of `original` is copied.
+        private var copied = 0
+
+        init(_ original: [UInt8]) {
+            self.original = original
+            bytes.reserveCapacity(original.count + original.count / 8)
+        }
+
+        /// Marks `game` (of `original`, after the games marked before): the range, in the new
+        /// text, of the move at `ply` of its mainline (of the entry, for ply 0 or a move not
+        /// found).
+        mutating func mark(_ game: GameSyntax, ply: Int, entry: String) -> Range<Int> {
+            var number: Int?
+            var depth = 0
+            var seen = 0
+            var found: (move: Int, numbered: Bool)?
+            for (i, node) in game.nodes.enumerated() where ply > 0 {
+                switch node.kind {
+                case .variationStart: depth += 1
+                case .variationEnd: depth -= 1
+                case .moveNumber where depth == 0: number = node.value
+                case .move where depth == 0:
+                    seen += 1
+                    if seen == ply { found = (i, i > 0 && game.nodes[i - 1].kind == .moveNumber) }
+                default: break
+                }
+                if found != nil { break }
+            }
+            let safe = entry.map { $0 == "{" ? "(" : $0 == "}" ? ")" : $0.isNewline ? " " : $0 }
+            let comment = Array("{\(String(safe))}".utf8)
+            guard let (index, numbered) = found else {
+                // The entry opens the movetext (or stands after the tags of a game without moves).
+                let at = game.nodes.first?.range.lowerBound ?? game.range.upperBound
+                let start = insert(at: at, comment + [0x20])
+                return start..<(start + comment.count)
+            }
+            let move = game.nodes[index].range
+            var inserted = comment + [0x20]
+            if !numbered, let number {
+                // A Black move written without its number gets it.
+                inserted += Array("\(number)... ".utf8)
+            }
+            let at = numbered ? game.nodes[index - 1].range.lowerBound : move.lowerBound
+            let start = insert(at: at, inserted)
+            let shift = start + inserted.count - at
+            return (move.lowerBound + shift)..<(move.upperBound + shift)
+        }
+
+        /// Copies `original` up to `offset` (without the spaces before it), starts a line and
+        /// writes `inserted`; returns where `inserted` starts.
+        private mutating func insert(at offset: Int, _ inserted: [UInt8]) -> Int {
+            bytes += original[copied..<offset]
+            copied = offset
+            while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+            if let last = bytes.last, last != 0x0A { bytes.append(0x0A) }
+            let start = bytes.count
+            bytes += inserted
+            return start
+        }
+
+        /// The whole new text.
+        mutating func finish() -> [UInt8] {
+            bytes += original[copied...]
+            copied = original.count
+            return bytes
         }
     }
 }

@@ -34,8 +34,8 @@ extension PGNLanguageServer {
 
     /// `textDocument/references` on a move: the games that reach the position after it (at any
     /// ply of their mainline, by another move order too), in the open documents and the
-    /// workspace's `.pgn` files (at the move that reaches it) and in the databases (at the
-    /// game's first tag in a PGN file the server writes, `ReferenceFiles`).
+    /// workspace's `.pgn` files and in the databases (in a PGN file the server writes,
+    /// `ReferenceFiles`, on a line that names the game), each at the move that reaches it.
     func registerReferences() {
         server.capabilities.features["referencesProvider"] = true
         server.registerRequest("textDocument/references") { [self] params, context in
@@ -53,6 +53,21 @@ extension PGNLanguageServer {
             reportLimits(found)
             return .array(found.locations.map { ["uri": .string($0.uri), "range": $0.range] })
         }
+    }
+
+    /// A game of a PGN file as the explorer lists games (`GameSummary.listEntry`), `Game 3`
+    /// for one that names neither player nor event.
+    static func listEntry(_ replay: GameReplay, index: Int) -> String {
+        func tag(_ name: String) -> String? {
+            guard let value = replay.tagValue(name), !value.isEmpty, value != "?", value != "-" else { return nil }
+            return value
+        }
+        guard tag("White") != nil || tag("Black") != nil || tag("Event") != nil else { return "Game \(index + 1)" }
+        return GameSummary(
+            white: tag("White"), black: tag("Black"), whiteElo: tag("WhiteElo").flatMap { Int($0) },
+            blackElo: tag("BlackElo").flatMap { Int($0) }, event: tag("Event"), date: tag("Date") ?? tag("UTCDate"),
+            result: tag("Result")
+        ).listEntry
     }
 
     /// Tells the user when the database games were cut to the limit, and logs why a database
@@ -138,7 +153,7 @@ extension PGNLanguageServer {
                     GameLocation(
                         uri: uri,
                         range: game.range(reached, context.positionEncoding),
-                        name: Self.gameName(game.replay, index: game.index), container: file))
+                        name: Self.listEntry(game.replay, index: game.index), container: file))
                 return true
             }
         }

@@ -181,6 +181,11 @@ local function client_config(root)
     on_attach = function(client, bufnr)
       hint_visible_lines(client, bufnr)
       enable_inlay_hints(bufnr)
+      -- Completion with <C-x><C-o> (and completion plugins that read 'omnifunc'): Neovim 0.8 and
+      -- later set it on attach, 0.7 does not.
+      if vim.bo[bufnr].omnifunc == "" then
+        vim.bo[bufnr].omnifunc = "v:lua.vim.lsp.omnifunc"
+      end
       if M.config.on_attach then
         M.config.on_attach(client, bufnr)
       end
