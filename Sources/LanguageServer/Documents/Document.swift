@@ -68,6 +68,13 @@ public struct Document: Sendable, Hashable {
             end: position(of: byteRange.upperBound, encoding: encoding))
     }
 
+    /// The same for ranges asked in document order, `line` being the previous answer's end line
+    /// (`position(of:encoding:fromLine:)`).
+    public func range(of byteRange: Range<Int>, encoding: PositionEncoding, fromLine line: inout Int) -> LSPRange {
+        let start = position(of: byteRange.lowerBound, encoding: encoding, fromLine: &line)
+        return LSPRange(start: start, end: position(of: byteRange.upperBound, encoding: encoding, fromLine: &line))
+    }
+
     /// Applies one content change and tells which bytes it replaced.
     @discardableResult
     public mutating func apply(_ change: TextDocumentContentChangeEvent, encoding: PositionEncoding) -> AppliedEdit {

@@ -23,7 +23,7 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
         var outputBroken = false
     }
 
-    public init(input: Int32, output: Int32, maximumFrameLength: Int = 1 << 29) {
+    public init(input: Int32, output: Int32, maximumFrameLength: Int = FrameDecoder.largestFrame) {
         self.input = input
         self.output = output
         self.maximumFrameLength = maximumFrameLength

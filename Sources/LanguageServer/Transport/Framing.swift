@@ -73,7 +73,11 @@ public struct FrameDecoder: Sendable {
     /// 100 MB document is not copied once more).
     static let movedLength = 1 << 20
 
-    public init(maximumFrameLength: Int = 1 << 29, maximumHeaderLength: Int = 1 << 16) {
+    /// The largest frame read by default: 2 GB, a 1 GB document's `didOpen` with room for its
+    /// escapes.
+    public static let largestFrame = 1 << 31
+
+    public init(maximumFrameLength: Int = FrameDecoder.largestFrame, maximumHeaderLength: Int = 1 << 16) {
         self.maximumFrameLength = maximumFrameLength
         self.maximumHeaderLength = maximumHeaderLength
     }

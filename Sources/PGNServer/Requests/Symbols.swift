@@ -84,16 +84,22 @@ extension PGNLanguageServer {
             // Written as text: a 100 MB file has tens of thousands of games.
             var text = JSONText(capacity: analysis.games.count * 300)
             text.raw("[")
+            // Games and their parts are placed in document order, each line lookup going on from
+            // the one before.
+            var line = 0
             for (index, game) in analysis.games.enumerated() {
                 try context.checkCancellation()
                 let a = game.analysis
                 let outline = a.derived.outline { Self.outline(of: a) }
                 text.raw(index == 0 ? "{" : ",{")
-                let whole = document.range(of: game.range, encoding: encoding)
+                let gameLine = line
+                let whole = document.range(of: game.range, encoding: encoding, fromLine: &line)
                 if hierarchical {
+                    var inner = gameLine
                     text.raw("\"children\":")
                     text.array(outline.variations) { text, variation in
-                        let r = document.range(of: variation.range.shifted(by: game.start), encoding: encoding)
+                        let r = document.range(
+                            of: variation.range.shifted(by: game.start), encoding: encoding, fromLine: &inner)
                         text.raw("{\"kind\":")
                         text.integer(SymbolKind.method.rawValue)
                         text.raw(",\"name\":")
@@ -113,7 +119,10 @@ extension PGNLanguageServer {
                     text.raw(",\"range\":")
                     text.range(whole)
                     text.raw(",\"selectionRange\":")
-                    text.range(document.range(of: outline.selection.shifted(by: game.start), encoding: encoding))
+                    var selection = gameLine
+                    text.range(
+                        document.range(
+                            of: outline.selection.shifted(by: game.start), encoding: encoding, fromLine: &selection))
                 } else {
                     // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
                     text.raw("\"kind\":")
