@@ -101,9 +101,9 @@ final class UCIMessageTests: XCTestCase {
         XCTAssertEqual(Score.centipawns(5).pgnText, "0.05")
         XCTAssertEqual(Score.mate(-3).pgnText, "#-3")
         XCTAssertEqual(Score.centipawns(35).displayText, "+0.35")
-        XCTAssertEqual(Score.centipawns(-210).displayText, "−2.10")
+        XCTAssertEqual(Score.centipawns(-210).displayText, "-2.10")
         XCTAssertEqual(Score.centipawns(0).displayText, "0.00")
-        XCTAssertEqual(Score.mate(-3).displayText, "#−3")
+        XCTAssertEqual(Score.mate(-3).displayText, "#-3")
     }
 
     func testExecutableComesFromTheConfigurationOrTheDefaults() throws {

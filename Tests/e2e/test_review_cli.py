@@ -28,7 +28,7 @@ def test_text_summary_names_the_blunder():
     # The evaluation before the move is near equal (its sign varies between searches); after
     # it, White is lost.
     assert len(nxf7) == 1
-    assert re.fullmatch(r"  5\. Nxf7 blunder \([+−]?\d+\.\d\d → −\d+\.\d\d\), best \S+", nxf7[0]), nxf7[0]
+    assert re.fullmatch(r"  5\. Nxf7 blunder \([+-]?\d+\.\d\d → -\d+\.\d\d\), best \S+", nxf7[0]), nxf7[0]
 
 
 def test_json_and_game_selection(tmp_path):
