@@ -30,6 +30,16 @@ final class HoverTests: XCTestCase {
         return String(board.prefix { $0 != "\n" })
     }
 
+    func testAThousandClocksInACommentGiveFourNotes() async throws {
+        let clocks = Array(repeating: "[%clk 0:01:00]", count: 1_000).joined(separator: " ")
+        let text = "[White \"A\"]\n\n1. e4 { \(clocks) } e5 *\n"
+        for clientInfo: JSONValue in [["name": "Neovim"], ["name": "Visual Studio Code"]] {
+            let client = try await TestClient.pgn(text, capabilities: markdown, clientInfo: clientInfo)
+            let value = try await client.result("textDocument/hover", at(2, 4))["contents"]?["value"]?.stringValue
+            XCTAssertEqual(value?.components(separatedBy: "Clock 0:01:00").count, 5, value ?? "")
+        }
+    }
+
     func testTheBoardOrientationSetting() async throws {
         let fromWhite = "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜"
         let fromBlack = "1 ♖ ♘ ♗ ♔ ♕ ♗ ♘ ♖"

@@ -111,9 +111,10 @@ extension PGNLanguageServer {
         let commands = commentCommands(after: index, in: game)
         let marks = BoardMarks(move: move.move, commands: commands)
         let from = boardSide(move, game)
-        // What the comments and the material say, beside a text board (plain text, made here).
+        // What the comments (their first few clocks and evaluations) and the material say,
+        // beside a text board (plain text, made here).
         var notes: [String] = []
-        for command in commands {
+        for command in commands where notes.count < Self.commandNotes {
             switch command {
             case .clock(let seconds): notes.append("Clock \(CommentCommand.clockText(seconds))")
             case .evaluation(let value, let depth):
@@ -189,6 +190,8 @@ extension PGNLanguageServer {
 
     /// How many comment commands a move's hover describes.
     static let commandsShown = 8
+    /// How many clocks and evaluations of the comments a move's hover writes beside the board.
+    static let commandNotes = 4
 
     /// The comment commands that belong to the move at `index`: those of the comments after it.
     func commentCommands(after index: Int, in game: GameAnalysis) -> [CommentCommand] {
