@@ -152,6 +152,27 @@ final class StockfishTests: XCTestCase {
         XCTAssertEqual(mate.bestMove.map { afterBlunder.san($0) }, "Qh4#")
     }
 
+    func testWarmingUpStartsTheEnginesWithoutASearch() async throws {
+        let pool = EnginePool(configuration: EngineConfiguration(path: TestFiles.stockfish), size: 2)
+        defer { pool.shutdown() }
+        XCTAssertFalse(pool.hasStarted)
+        await pool.warmUp()
+        XCTAssertTrue(pool.hasStarted)
+        XCTAssertEqual(pool.searches, 0)
+        XCTAssertEqual(pool.restarts, 0)
+        // Once more: the engines run already, nothing is started.
+        await pool.warmUp()
+        _ = try await pool.analyse(.startingPosition, limit: .depth(4))
+        XCTAssertEqual(pool.searches, 1)
+    }
+
+    func testWarmingUpAMissingEngineRemembersWhy() async throws {
+        let pool = EnginePool(configuration: EngineConfiguration(path: "/nonexistent/stockfish"))
+        await pool.warmUp()
+        XCTAssertFalse(pool.hasStarted)
+        XCTAssertNotNil(pool.failure)
+    }
+
     func testReviewFindsTheBlunder() async throws {
         let mainline = try TestFiles.mainline(TestFiles.blunderGame)
         let pool = EnginePool(configuration: EngineConfiguration(path: TestFiles.stockfish), size: 2)
