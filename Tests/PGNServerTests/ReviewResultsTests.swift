@@ -132,7 +132,7 @@ final class ReviewResultsTests: XCTestCase {
         XCTAssertEqual(edits.count, 1, "the game written anew")
         let text = edits.first?["newText"]?.stringValue ?? ""
         XCTAssertTrue(text.contains("[Annotator \"pgn-lsp\"]"), text)
-        XCTAssertTrue(text.contains("5. Nxf7?? {[%eval -"), text)
+        XCTAssertNotNil(text.range(of: #"5\. Nxf7\?\?\s\{\[%eval -"#, options: .regularExpression), text)
         // A command is never cut by a line break.
         XCTAssertNil(text.range(of: #"\[%eval\n"#, options: .regularExpression), text)
         for line in text.components(separatedBy: "\n") {

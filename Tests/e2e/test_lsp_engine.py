@@ -167,7 +167,7 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     edits = apply["params"]["edit"]["changes"][URI]
     annotated = apply_edits(BLUNDER, edits)
     assert "[Annotator \"pgn-lsp\"]" in annotated
-    assert "5. Nxf7?? {[%eval -" in annotated and "Blunder." in annotated and "(5. " in annotated
+    assert re.search(r"5\. Nxf7\?\?\s\{\[%eval -", annotated) and "Blunder." in annotated and "(5. " in annotated
     assert annotated.count("[%eval") == 13, "every move but the mate"
     # The annotated game is still a valid game with the same moves.
     stockfish.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},

@@ -527,7 +527,7 @@ def test_review_command_reports_the_blunder_and_gives_inlay_hints(default_run):
 def test_annotate_command_writes_the_review_into_the_buffer(default_run):
     annotated = default_run["annotated"]
     assert '[Annotator "pgn-lsp"]' in annotated
-    assert "5. Nxf7?? {[%eval -" in annotated and "Blunder." in annotated
+    assert re.search(r"5\. Nxf7\?\?\s\{\[%eval -", annotated) and "Blunder." in annotated
 
 
 def test_rename_reaches_the_name_as_written_in_the_open_buffer_and_says_what_it_left_out(default_run):

@@ -192,19 +192,14 @@ extension PGNLanguageServer {
         return .array(results)
     }
 
-    /// The edit that writes a review into its game, in document offsets: the game annotated,
-    /// then laid out as the formatter lays it out (`format.lineLength`), glyphs kept as
-    /// written, so that the comments and variations the review adds do not leave long lines.
+    /// The edit that writes a review into its game, in document offsets, laid out under
+    /// `format.lineLength` (`ReviewAnnotator.edits`).
     func annotationEdits(_ stored: EngineCenter.StoredReview, _ game: PlacedGame) -> [Diagnostic.Edit] {
         let replay = game.analysis.gameReplay
         guard let mainline = Mainline(replay) else { return [] }
-        let edits = ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay)
-        let annotated = ReviewAnnotator.apply(edits, to: game.analysis.source.bytes)
-        var formatted = ExportFormat.format(
-            SourceText(annotated), lineLength: currentSettings.lineLength, keepingGlyphs: true)
-        // The game's own text ends at its last token: the line break after it stays as it is.
-        if formatted.hasSuffix("\n") && game.analysis.source.bytes.last != 0x0A { formatted.removeLast() }
-        return [Diagnostic.Edit(range: game.range, text: formatted)]
+        return ReviewAnnotator.edits(
+            for: stored.review, mainline: mainline, replay: replay, lineLength: currentSettings.lineLength
+        ).map { $0.shifted(by: game.start) }
     }
 
     /// The games a command names: its arguments are the document URI, then a game index
