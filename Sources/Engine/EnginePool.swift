@@ -27,6 +27,7 @@ public final class EnginePool: Sendable {
         var cache: [CacheKey: PositionAnalysis] = [:]
         var restarts = 0
         var searches = 0
+        var started = false
         var closed = false
     }
 
@@ -40,6 +41,8 @@ public final class EnginePool: Sendable {
     public var restarts: Int { state.withLock { $0.restarts } }
     /// How many searches reached an engine (cache hits excluded).
     public var searches: Int { state.withLock { $0.searches } }
+    /// Whether an engine of the pool has started (answered the UCI handshake).
+    public var hasStarted: Bool { state.withLock { $0.started } }
     /// Why no engine can run, once that is known.
     public var failure: EngineError? { state.withLock { $0.failure } }
 
@@ -85,6 +88,8 @@ public final class EnginePool: Sendable {
         try Task.checkCancellation()
         guard var slot = await checkout(before: wait.map { ContinuousClock.now + $0 }) else { return nil }
         defer { checkin(slot) }
+        // The search that held the engine may have been of this position.
+        if let hit = cached(position, depth: limit.depth ?? 1) { return hit }
         var attempt = 0
         while true {
             do {
@@ -94,6 +99,7 @@ public final class EnginePool: Sendable {
                 } else {
                     engine = try await start()
                     slot.engine = engine
+                    state.withLock { $0.started = true }
                 }
                 state.withLock { $0.searches += 1 }
                 let result = try await engine.analyse(position, limit: limit, newGame: newGame)
@@ -117,6 +123,26 @@ public final class EnginePool: Sendable {
                 case .notFound, .cannotStart, .notUCI:
                     state.withLock { $0.failure = error }
                     throw error
+                }
+            }
+        }
+    }
+
+    /// Starts the engines that are not running, without a search, so that the next searches
+    /// find them ready; an engine that cannot start is reported as `analyse` reports it.
+    public func warmUp() async {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<size {
+                group.addTask { [self] in
+                    guard state.withLock({ $0.failure == nil }), var slot = await checkout(before: nil) else { return }
+                    defer { checkin(slot) }
+                    if let running = slot.engine, !running.process.hasExited { return }
+                    do {
+                        slot.engine = try await start()
+                        state.withLock { $0.started = true }
+                    } catch let error as EngineError {
+                        state.withLock { $0.failure = $0.failure ?? error }
+                    } catch {}
                 }
             }
         }

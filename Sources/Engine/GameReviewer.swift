@@ -63,13 +63,14 @@ extension Score {
         }
     }
 
-    /// For people: `+0.35`, `−2.10`, `#3`, `#−3` (with a true minus sign).
+    /// For people: `+0.35`, `-2.10`, `#3`, `#-3`, with the ASCII minus sign that lichess and
+    /// engines print, that a player types, and that `[%eval]` and the inlay hints write.
     public var displayText: String {
         switch self {
-        case .mate(let n): return n < 0 ? "#−\(n.magnitude)" : "#\(n)"
+        case .mate(let n): return n < 0 ? "#-\(n.magnitude)" : "#\(n)"
         case .centipawns(let cp):
             let text = Self.pawns(cp.magnitude)
-            return cp > 0 ? "+\(text)" : cp < 0 ? "−\(text)" : text
+            return cp > 0 ? "+\(text)" : cp < 0 ? "-\(text)" : text
         }
     }
 
@@ -195,7 +196,7 @@ extension ReviewedMove {
     /// The evaluation after the move for people; `mate` when the move mates.
     public var afterText: String { mates ? "mate" : scoreAfter.displayText }
 
-    /// `5. Nxf7 blunder (−0.52 → −5.31), best Bxf7+`: the move, the judgement in words, the
+    /// `5. Nxf7 blunder (-0.52 → -5.31), best Bxf7+`: the move, the judgement in words, the
     /// evaluations from White's view, and the engine's choice.
     public var summary: String {
         var text = "\(numberedSAN) \(judgement?.name ?? "good move") (\(scoreBefore.displayText) → \(afterText))"
@@ -203,7 +204,7 @@ extension ReviewedMove {
         return text
     }
 
-    /// The diagnostic message: `Blunder (+0.40 → −2.10). Nf3 was best.`
+    /// The diagnostic message: `Blunder (+0.40 → -2.10). Nf3 was best.`
     public var message: String {
         var text = "\((judgement?.name ?? "good move").capitalized) (\(scoreBefore.displayText) → \(afterText))."
         if let best = bestSAN { text += " \(best) was best." }

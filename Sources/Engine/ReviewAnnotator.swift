@@ -31,7 +31,33 @@ public enum ReviewAnnotator {
     /// How many plies of the engine's line go into a variation.
     public static let variationPlies = 8
 
+    /// The edit that writes a review into its game: the game annotated, then laid out as the
+    /// formatter lays it out (`ExportFormat`, lines shorter than `lineLength`, glyphs kept as
+    /// written), so that the comments and variations the review adds leave no long lines. One
+    /// edit of the game's text (`annotations` when the annotated game cannot be read back as
+    /// one game).
     public static func edits(
+        for review: GameReview, mainline: Mainline, replay: GameReplay, lineLength: Int = 80,
+        annotator: String = "pgn-lsp"
+    ) -> [Diagnostic.Edit] {
+        let annotations = annotations(for: review, mainline: mainline, replay: replay, annotator: annotator)
+        let range = replay.syntax.range
+        let local = (range.lowerBound - replay.base)..<(range.upperBound - replay.base)
+        let shifted = annotations.map { $0.shifted(by: -range.lowerBound) }
+        let annotated = SourceText(apply(shifted, to: Array(replay.source.bytes[local])))
+        let parser = annotated.bytes.withUnsafeBufferPointer { Parser($0) }
+        guard parser.games.count == 1, let game = parser.games.first else { return annotations }
+        var text = ExportFormat.format(
+            GameReplay(source: annotated, syntax: game, index: replay.index), lineLength: lineLength,
+            keepingGlyphs: true)
+        // The game's text ends at its last token: the line break after it stays as it is.
+        if text.hasSuffix("\n") { text.removeLast() }
+        return [Diagnostic.Edit(range: range, text: text)]
+    }
+
+    /// The review written into its game as small edits: the comments, glyphs, variations and
+    /// tag the review adds, each at its place.
+    public static func annotations(
         for review: GameReview, mainline: Mainline, replay: GameReplay, annotator: String = "pgn-lsp"
     ) -> [Diagnostic.Edit] {
         let syntax = replay.syntax

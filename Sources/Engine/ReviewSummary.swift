@@ -50,7 +50,7 @@ public struct ReviewSummary: Encodable, Sendable, Equatable {
     public var game: Int
     public var white: Player
     public var black: Player
-    /// The inaccuracies, mistakes and blunders, one line each (`5. Nxf7 blunder (+0.63 → −3.83), best Bxf7+`).
+    /// The inaccuracies, mistakes and blunders, one line each (`5. Nxf7 blunder (+0.63 → -3.83), best Bxf7+`).
     public var errors: [String]
     public var moves: [ReviewedMoveSummary]
     /// Why the game was not reviewed; nil when it was.

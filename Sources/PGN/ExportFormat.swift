@@ -11,8 +11,10 @@ import ChessCore
 public enum ExportFormat {
     private static let roster = GameReplay.sevenTagRoster
 
-    /// The export-format text of one game, ending with a line break.
-    public static func format(_ replay: GameReplay, lineLength: Int = 80) -> String {
+    /// The export-format text of one game, ending with a line break. With `keepingGlyphs`, a
+    /// NAG written as a glyph (`??`, `!?`) stays one, stuck to its move when it was (the
+    /// review's annotations are re-wrapped so), instead of becoming `$n`.
+    public static func format(_ replay: GameReplay, lineLength: Int = 80, keepingGlyphs: Bool = false) -> String {
         let syntax = replay.syntax
         let original = replay.text(syntax.range)
         if !isSafe(replay) { return original.hasSuffix("\n") ? original : original + "\n" }
@@ -30,11 +32,23 @@ public enum ExportFormat {
 
         let start = replay.run(keepMoves: false).start.position ?? .startingPosition
         var writer = MovetextWriter(lineLength: lineLength, startPly: PGNWriter.ply(of: start))
+        var previousEnd = -1
+        var previousIsMove = false
         for node in syntax.nodes {
             let text = replay.text(node.range)
+            defer {
+                previousIsMove = node.kind == .move || (previousIsMove && node.kind == .nag)
+                previousEnd = node.range.upperBound
+            }
             switch node.kind {
             case .moveNumber: continue
             case .move: writer.move(text.utf8)
+            case .nag where keepingGlyphs && !text.hasPrefix("$"):
+                if previousIsMove && previousEnd == node.range.lowerBound {
+                    writer.suffix(text)
+                } else {
+                    writer.word(text)
+                }
             case .nag: writer.word(node.value >= 0 ? "$\(node.value)" : text)
             case .comment where node.value == 1:
                 // A `;` comment becomes a brace comment unless it holds a brace.
@@ -69,14 +83,16 @@ public enum ExportFormat {
 
     /// A whole text: every game in export format, games apart by one blank line, and the text
     /// between games (comments before the first tag, …) kept.
-    public static func format(_ source: SourceText, lineLength: Int = 80) -> String {
+    public static func format(_ source: SourceText, lineLength: Int = 80, keepingGlyphs: Bool = false) -> String {
         let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
         var output = ""
         var previousEnd = 0
         for (index, syntax) in parser.games.enumerated() {
             let between = source.string(previousEnd..<syntax.range.lowerBound).trimmed
             if !between.isEmpty { output += between + "\n\n" }
-            output += format(GameReplay(source: source, syntax: syntax, index: index), lineLength: lineLength)
+            output += format(
+                GameReplay(source: source, syntax: syntax, index: index), lineLength: lineLength,
+                keepingGlyphs: keepingGlyphs)
             output += "\n"
             previousEnd = syntax.range.upperBound
         }

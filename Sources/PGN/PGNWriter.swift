@@ -159,10 +159,14 @@ public struct MovetextWriter {
     /// A numeric annotation glyph, `$n`.
     public mutating func nag(_ value: Int) { word("$\(value)".utf8) }
 
+    /// Text stuck to the word before it (a glyph after its move: `Nxf7??`).
+    public mutating func suffix(_ text: String) { appendToWord(text.utf8) }
+
     /// A word written as it is (a result, a NAG in its own spelling).
     public mutating func word(_ text: String) { word(text.utf8) }
 
-    /// `{text}`, split at white space so that long comments wrap (line breaks become spaces).
+    /// `{text}`, split at white space so that long comments wrap (line breaks become spaces),
+    /// but never inside a command (`[%eval 0.17]`).
     /// With `closingBraceAsLineComment`, a text with a `}`, which ends a brace comment for
     /// every reader, is written as a `;` comment on one line instead (a database's comment,
     /// which came from a `;` comment or from braces nested in a brace comment); an opening
@@ -182,13 +186,34 @@ public struct MovetextWriter {
                 guard k < bytes.count else { break }
                 let start = k
                 while k < bytes.count && !Lexer.isSpace(bytes[k]) { k += 1 }
+                // A command (`[%eval 0.17]`, `[%clk 0:03:00]`) stays on one line.
+                var command = false
+                if k - start >= 2 && bytes[start] == 0x5B && bytes[start + 1] == 0x25
+                    && !bytes[start..<k].contains(0x5D)
+                {
+                    var end = k
+                    while end < bytes.count && bytes[end] != 0x5D && bytes[end] != 0x5B { end += 1 }
+                    if end < bytes.count && bytes[end] == 0x5D {
+                        command = true
+                        k = end + 1
+                        while k < bytes.count && !Lexer.isSpace(bytes[k]) { k += 1 }
+                    }
+                }
                 if first {
                     word(CollectionOfOne(UInt8(0x7B)))
                     first = false
                 } else {
                     word(EmptyCollection())
                 }
-                pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<k]))
+                if command {
+                    // Its spaces and line breaks as single spaces.
+                    for (index, byte) in bytes[start..<k].enumerated() where !Lexer.isSpace(byte) {
+                        if index > 0 && Lexer.isSpace(bytes[start + index - 1]) { pending.append(0x20) }
+                        pending.append(byte)
+                    }
+                } else {
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<k]))
+                }
             }
             if first { word(CollectionOfOne(UInt8(0x7B))) }
         }

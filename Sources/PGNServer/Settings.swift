@@ -8,7 +8,8 @@ import PGN
 struct Settings: Sendable, Hashable {
     var inlayNAGs = true
     var inlayClocks = true
-    var inlayEvaluations = true
+    /// The engine's evaluation beside every reviewed move, not only beside its judgements.
+    var inlayEvaluations = false
     var missingTags = true
     var nonCanonicalNotation = true
     var openingTags = true
@@ -37,6 +38,10 @@ struct Settings: Sendable, Hashable {
     var inlayNovelty = true
     /// Whether a move's hover draws the board as a picture or as text.
     var boardImage = BoardImage.auto
+    /// Which side of the board a move's hover shows at the bottom.
+    var boardOrientation = BoardOrientation.white
+    /// With `boardOrientation` `player`: the player whose side is at the bottom in their games.
+    var boardPlayer = ""
 
     var reviewPreset: ReviewPreset {
         guard reviewPresetName == "custom" else { return ReviewPreset(name: reviewPresetName) ?? .lichess }
@@ -56,7 +61,8 @@ struct Settings: Sendable, Hashable {
     private var key: String {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(nameVariants) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
-            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty)"
+            + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty) "
+            + "\(boardOrientation) \(boardPlayer)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -85,6 +91,16 @@ struct Settings: Sendable, Hashable {
                 apply(number)
             } else {
                 unknown.append("\(path) (expected a number of Win% points above 0, at most 100)")
+            }
+        }
+        /// One of the names of an enumeration's cases.
+        func choice<Choice: RawRepresentable<String>>(
+            _ value: JSONValue, _ path: String, _ expected: String, _ apply: (Choice) -> Void
+        ) {
+            if let name = value.stringValue, let chosen = Choice(rawValue: name) {
+                apply(chosen)
+            } else {
+                unknown.append("\(path) (expected \(expected))")
             }
         }
         for (section, value) in members {
@@ -154,16 +170,18 @@ struct Settings: Sendable, Hashable {
                         unknown.append("\(path) (expected an array of at most 64 paths)")
                     }
                 case "database.moves":
-                    if let name = value.stringValue, let moves = MovesContent(rawValue: name) {
-                        settings.databaseMoves = moves
-                    } else {
-                        unknown.append("\(path) (expected full or mainline)")
-                    }
+                    choice(value, path, "full or mainline") { settings.databaseMoves = $0 }
                 case "hover.boardImage":
-                    if let name = value.stringValue, let choice = BoardImage(rawValue: name) {
-                        settings.boardImage = choice
+                    choice(value, path, "auto, always or never") { settings.boardImage = $0 }
+                case "board.orientation":
+                    choice(value, path, "white, black, sideToMove or player") { settings.boardOrientation = $0 }
+                case "board.player":
+                    if let text = value.stringValue {
+                        settings.boardPlayer = text
+                    } else if value.isNull {
+                        settings.boardPlayer = ""
                     } else {
-                        unknown.append("\(path) (expected auto, always or never)")
+                        unknown.append("\(path) (expected a string)")
                     }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
@@ -197,6 +215,19 @@ enum BoardImage: String, Sendable, Hashable {
     case always
     /// The text board for every client.
     case never
+}
+
+/// `board.orientation`: the side at the bottom of a move's board, in text and picture.
+enum BoardOrientation: String, Sendable, Hashable {
+    /// White at the bottom, as a printed diagram (the default).
+    case white
+    /// Black at the bottom.
+    case black
+    /// The side to move after the move at the bottom: the board turns with every half-move.
+    case sideToMove
+    /// The side of `board.player` in games where that player plays (by the `White` and `Black`
+    /// tags, names compared as the name-variant check compares them); White elsewhere.
+    case player
 }
 
 extension PGNLanguageServer {

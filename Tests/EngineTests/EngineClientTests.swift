@@ -101,9 +101,9 @@ final class UCIMessageTests: XCTestCase {
         XCTAssertEqual(Score.centipawns(5).pgnText, "0.05")
         XCTAssertEqual(Score.mate(-3).pgnText, "#-3")
         XCTAssertEqual(Score.centipawns(35).displayText, "+0.35")
-        XCTAssertEqual(Score.centipawns(-210).displayText, "−2.10")
+        XCTAssertEqual(Score.centipawns(-210).displayText, "-2.10")
         XCTAssertEqual(Score.centipawns(0).displayText, "0.00")
-        XCTAssertEqual(Score.mate(-3).displayText, "#−3")
+        XCTAssertEqual(Score.mate(-3).displayText, "#-3")
     }
 
     func testExecutableComesFromTheConfigurationOrTheDefaults() throws {
@@ -150,6 +150,27 @@ final class StockfishTests: XCTestCase {
         let mate = try await XCTUnwrapAsync(await pool.analyse(afterBlunder, limit: .depth(5)))
         XCTAssertEqual(mate.best?.score, .mate(-1), "Black mates: White is mated in one")
         XCTAssertEqual(mate.bestMove.map { afterBlunder.san($0) }, "Qh4#")
+    }
+
+    func testWarmingUpStartsTheEnginesWithoutASearch() async throws {
+        let pool = EnginePool(configuration: EngineConfiguration(path: TestFiles.stockfish), size: 2)
+        defer { pool.shutdown() }
+        XCTAssertFalse(pool.hasStarted)
+        await pool.warmUp()
+        XCTAssertTrue(pool.hasStarted)
+        XCTAssertEqual(pool.searches, 0)
+        XCTAssertEqual(pool.restarts, 0)
+        // Once more: the engines run already, nothing is started.
+        await pool.warmUp()
+        _ = try await pool.analyse(.startingPosition, limit: .depth(4))
+        XCTAssertEqual(pool.searches, 1)
+    }
+
+    func testWarmingUpAMissingEngineRemembersWhy() async throws {
+        let pool = EnginePool(configuration: EngineConfiguration(path: "/nonexistent/stockfish"))
+        await pool.warmUp()
+        XCTAssertFalse(pool.hasStarted)
+        XCTAssertNotNil(pool.failure)
     }
 
     func testReviewFindsTheBlunder() async throws {

@@ -52,8 +52,8 @@ final class BoardImageTests: XCTestCase {
         XCTAssertFalse(value.contains("```text"), "no text board beside the picture")
         let svg = try XCTUnwrap(picture(value))
         XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), svg)
-        // Black is to move: the board is seen from Black's side, h1 at the top left.
-        XCTAssertTrue(svg.contains("<use href=\"#k\" x=\"300\" y=\"0\"/>"), "the white king on e1, top row")
+        // White at the bottom, whoever is to move (`board.orientation`): a1 at the bottom left.
+        XCTAssertTrue(svg.contains("<use href=\"#k\" x=\"400\" y=\"700\"/>"), "the white king on e1, bottom row")
         // The marks are listed under the picture too.
         XCTAssertTrue(value.contains("Marked: a4 (green), b5 (red) · Arrows: e2→e4 (green), d7→d5 (blue)"), value)
         XCTAssertFalse(value.contains("Squares "), value)
@@ -72,9 +72,9 @@ final class BoardImageTests: XCTestCase {
             XCTAssertEqual(kind, "markdown")
             XCTAssertNil(picture(value), "\(info)")
             XCTAssertFalse(value.contains("data:image"), value)
-            XCTAssertTrue(value.contains("```text\n1 ♖ · ♗ ♔ ♕ ♗ ♘ ♖"), value)
+            XCTAssertTrue(value.contains("```text\n8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜"), value)
             XCTAssertTrue(
-                value.contains("```\n\nMarked: a4 (green), b5 (red) · Arrows: e2→e4 (green), d7→d5 (blue)"), value)
+                value.contains("```\nMarked: a4 (green), b5 (red) · Arrows: e2→e4 (green), d7→d5 (blue)  \n"), value)
         }
     }
 
@@ -103,7 +103,7 @@ final class BoardImageTests: XCTestCase {
             let (kind, value) = try await hoverValue(clientInfo: vscode, capabilities: plainText, setting: setting)
             XCTAssertEqual(kind, "plaintext")
             XCTAssertFalse(value.contains("data:"), value)
-            XCTAssertTrue(value.contains("1 ♖ · ♗ ♔ ♕ ♗ ♘ ♖"), value)
+            XCTAssertTrue(value.contains("1 ♖ ♘ ♗ ♕ ♔ ♗ · ♖"), value)
             XCTAssertTrue(value.contains("Marked: a4 (green), b5 (red)"), value)
         }
     }
@@ -125,6 +125,19 @@ final class BoardImageTests: XCTestCase {
         let (_, value) = try await hoverValue(clientInfo: neovim, character: 4)
         XCTAssertTrue(value.hasPrefix("**1. e4** — White"), value)
         XCTAssertFalse(value.contains("Marked:") || value.contains("Arrows:"), value)
+    }
+
+    func testTheOrientationTurnsThePictureAndItsMarks() async throws {
+        let client = try await TestClient.pgn(text, capabilities: markdown, clientInfo: vscode)
+        client.notify(
+            "workspace/didChangeConfiguration", ["settings": ["pgn": ["board": ["orientation": "black"]]]])
+        let value = try await client.result("textDocument/hover", at(2, 13))["contents"]?["value"]?.stringValue ?? ""
+        let svg = try XCTUnwrap(picture(value))
+        // From Black's side: e1 at the top, h-file on the left; the arrow e2→e4 drawn down the
+        // e-file from (350, 150) to (350, 350), the square a4 at the right.
+        XCTAssertTrue(svg.contains("<use href=\"#k\" x=\"300\" y=\"0\"/>"), svg)
+        XCTAssertTrue(svg.contains("<path fill=\"#15781b\" fill-opacity=\"0.6\" d=\"M700 300h100v100h-100z\"/>"), svg)
+        XCTAssertTrue(svg.contains("d=\"M340 150 340 308 324 308 350 350 376 308 360 308 360 150z\""), svg)
     }
 
     // MARK: The picture

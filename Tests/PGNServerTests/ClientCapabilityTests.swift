@@ -54,7 +54,7 @@ final class ClientCapabilityTests: XCTestCase {
         let value = contents?["value"]?.stringValue ?? ""
         XCTAssertTrue(value.hasPrefix("1. e4 — White"), value)
         for mark in ["**", "`", "---"] { XCTAssertFalse(value.contains(mark), "\(mark) in \(value)") }
-        XCTAssertTrue(value.contains("FEN after the move: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b"), value)
+        XCTAssertTrue(value.contains("\nFEN rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b"), value)
 
         let symbols = try await client.result("textDocument/documentSymbol", ["textDocument": document])
         XCTAssertEqual(symbols.arrayValue?.count, 1)

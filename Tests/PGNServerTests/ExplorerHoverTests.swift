@@ -27,11 +27,12 @@ final class ExplorerHoverTests: XCTestCase {
     func testTheGamesResultsContinuationsAndBestGameAfterTheMove() async throws {
         let hover = try await hover()
         XCTAssertTrue(hover.hasPrefix("**1. e4** — White"), "the move's own hover comes first: \(hover)")
-        XCTAssertTrue(hover.contains("FEN after the move"), hover)
-        XCTAssertTrue(hover.contains("---\n\n**Explorer** — 3 games reached this position (games.ocgdb.db3)"), hover)
+        XCTAssertTrue(hover.contains("FEN `"), hover)
+        XCTAssertTrue(hover.contains("  \n**Explorer** — 3 games reached this position (games.ocgdb.db3)"), hover)
         XCTAssertTrue(hover.contains("White wins 33% · draws 33% · Black wins 33%"), hover)
-        XCTAssertTrue(hover.contains("Most played next:\n- `1... e5` 2 games · 75% white score\n"), hover)
-        XCTAssertTrue(hover.contains("- `1... c5` 1 game · 0% white score"), hover)
+        // The moves played next: a compact table on one line.
+        XCTAssertTrue(
+            hover.contains("  \nNext (games, White's score): `1... e5` 2 (75%) · `1... c5` 1 (0%)  \n"), hover)
         XCTAssertTrue(
             hover.contains("Best-rated game: Anand (2800) – Botvinnik (2700), Test, 1-0 (games.ocgdb.db3)"), hover)
     }
@@ -40,16 +41,16 @@ final class ExplorerHoverTests: XCTestCase {
         // 2... Nc6: reached by the first two games and, by 1. Nf3 Nc6 2. e4 e5, the fifth.
         let hover = try await hover(at: 17)
         XCTAssertTrue(hover.contains("**Explorer** — 3 games reached this position"), hover)
-        XCTAssertTrue(hover.contains("- `3. Bb5` 1 game · 100% white score"), hover)
-        XCTAssertTrue(hover.contains("- `3. Bc4` 1 game · 50% white score"), hover)
-        XCTAssertTrue(hover.contains("1 ended here."), hover)
+        XCTAssertTrue(hover.contains("`3. Bb5` 1 (100%)"), hover)
+        XCTAssertTrue(hover.contains("`3. Bc4` 1 (50%)"), hover)
+        XCTAssertTrue(hover.contains("White wins 67% · draws 33% · Black wins 0% · 1 ended here"), hover)
         XCTAssertTrue(hover.contains("Best-rated game: Ivanchuk (2900) – Jobava (2850)"), hover)
     }
 
     func testAPositionNoGameReachedSaysSo() async throws {
         let hover = try await hover(at: 28)
         XCTAssertTrue(
-            hover.contains("**Explorer** — no game of games.ocgdb.db3 reached this position in its first 40 plies"),
+            hover.contains("**Explorer** — no game of games.ocgdb.db3 reached it in its first 40 plies"),
             hover)
     }
 
@@ -60,7 +61,7 @@ final class ExplorerHoverTests: XCTestCase {
             XCTAssertEqual(hover["contents"]?["kind"], "plaintext")
             let value = hover["contents"]?["value"]?.stringValue ?? ""
             XCTAssertTrue(value.contains("Explorer — 3 games reached this position (games.ocgdb.db3)"), value)
-            XCTAssertTrue(value.contains("- 1... e5 2 games · 75% white score"), value)
+            XCTAssertTrue(value.contains("\nNext (games, White's score): 1... e5 2 (75%) · 1... c5 1 (0%)\n"), value)
             XCTAssertFalse(value.contains("**") || value.contains("`"), value)
         }
     }
@@ -75,9 +76,26 @@ final class ExplorerHoverTests: XCTestCase {
         }
         XCTAssertTrue(
             hover.contains("**Explorer** — 4 games reached this position (games.ocgdb.db3, masters.db3)"), hover)
-        XCTAssertTrue(hover.contains("- `1... c5` 2 games · 25% white score"), hover)
+        XCTAssertTrue(hover.contains("`1... c5` 2 (25%)"), hover)
         XCTAssertTrue(hover.contains("Kasparov (2851) – Karpov (2780), Test, 1/2-1/2 (masters.db3)"), hover)
         XCTAssertFalse(hover.contains("missing.db3"), "a missing file is left out silently")
+    }
+
+    func testTheMovesPlayedNextFitOneLineOfEightyColumns() async throws {
+        // Eight different second moves after 1. e4 e5.
+        let seconds = ["Nf3", "Nc3", "Bc4", "d4", "f4", "Qh5", "d3", "c3"]
+        let hover = try await hover(at: 7) { folder in
+            try makeDatabase(
+                folder.appendingPathComponent("games.ocgdb.db3").path,
+                games: seconds.enumerated().map { k, move in
+                    game("W\(k)", 2000, "B\(k)", 2000, k % 2 == 0 ? "1-0" : "1/2-1/2", "1. e4 e5 2. \(move)")
+                })
+        }
+        let row = try XCTUnwrap(hover.components(separatedBy: "\n").first { $0.hasPrefix("Next (games") }, hover)
+        let shown = row.replacingOccurrences(of: "`", with: "").trimmingCharacters(in: .whitespaces)
+        XCTAssertLessThanOrEqual(shown.count, 80, shown)
+        XCTAssertTrue(shown.hasPrefix("Next (games, White's score): 2. Bc4 1 (100%) · "), shown)
+        XCTAssertNotNil(shown.range(of: #" · [1-7] others$"#, options: .regularExpression), shown)
     }
 
     func testNoDatabaseNoExplorer() async throws {

@@ -2,24 +2,35 @@ import LanguageServer
 import TestSupport
 import XCTest
 
-/// Inlay hints: the clock left after a move, from its `[%clk]` comment, at the comment's end;
-/// the game's opening after the move that reached its name.
+/// Inlay hints: the time a move took, beside its `[%clk]` comment; the game's opening at the
+/// end of the line where its name was reached.
 final class InlayHintTests: XCTestCase {
     func clockHints(_ hints: JSONValue) -> JSONValue {
         .array((hints.arrayValue ?? []).filter { $0["label"]?.stringValue?.hasPrefix("⏱") == true })
     }
 
-    func testTheClockOfAMoveIsShownAfterItsComment() async throws {
-        let client = try await TestClient.pgn(twoGames)
+    func testBesideAWrittenClockTheHintIsTheTimeTheMoveTook() async throws {
+        let text = """
+            [TimeControl "180+2"]
+
+            1. e4 {[%clk 0:03:00]} e5 {[%clk 0:03:00]} 2. Nf3 {[%clk 0:02:50]} Nc6 {[%clk 0:02:01]} *
+
+            """
+        let client = try await TestClient.pgn(text)
         let hints = try await client.result(
-            "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 14, 0)])
+            "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 3, 0)])
+        // Each side's first clock has nothing to count from: no hint, the clock is written there.
         XCTAssertEqual(
             clockHints(hints),
             [
                 [
-                    "kind": 2, "label": "⏱ 0:03:00", "paddingLeft": true, "position": position(12, 22),
-                    "tooltip": "Clock after the move",
-                ]
+                    "kind": 2, "label": "⏱ 12 s", "paddingLeft": true, "position": position(2, 66),
+                    "tooltip": "Time the move took (clock 0:02:50 after it)",
+                ],
+                [
+                    "kind": 2, "label": "⏱ 1 min 1 s", "paddingLeft": true, "position": position(2, 87),
+                    "tooltip": "Time the move took (clock 0:02:01 after it)",
+                ],
             ])
     }
 
@@ -36,7 +47,9 @@ final class InlayHintTests: XCTestCase {
             "textDocument/inlayHint", ["textDocument": textDocument(), "range": range(0, 0, 14, 0)])
         let openings = (hints.arrayValue ?? []).filter { $0["label"]?.stringValue?.hasPrefix("⏱") == false }
         XCTAssertEqual(openings.map { $0["label"] }, ["C60 Ruy Lopez", "D06 Queen's Gambit"])
-        XCTAssertEqual(openings.map { $0["position"] }, [position(6, 15), position(12, 31)])
+        // At the end of the line where the name was reached (after 3. Bb5 and 2. c4), not
+        // among the moves.
+        XCTAssertEqual(openings.map { $0["position"] }, [position(6, 19), position(12, 33)])
         XCTAssertEqual(
             openings.first?["tooltip"], "Opening (lichess's names): 1. e4 e5 2. Nf3 Nc6 3. Bb5")
     }

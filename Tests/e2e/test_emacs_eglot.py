@@ -41,9 +41,10 @@ Nc6   3.Bb5
   a6 *
 """
 
-# Annotations that become inlay hints: a NAG, a clock and an evaluation. The doc's settings ask
-# for NAGs and clocks, not evaluations.
-ANNOTATED = game("1. e4 $1 { [%eval 0.25] [%clk 0:05:00] } e5 *")
+# Annotations that become inlay hints: a NAG and two clocks of White's (the second one's hint is
+# the time the move took), and an evaluation. The doc's settings ask for NAGs and clocks, not
+# the review's evaluations.
+ANNOTATED = game("1. e4 $1 { [%eval 0.25] [%clk 0:05:00] } e5 2. Nf3 { [%clk 0:04:50] } *")
 
 DRIVER = r"""
 ;;; -*- lexical-binding: t -*-
@@ -414,9 +415,9 @@ def test_workspace_configuration_reaches_the_server(emacs):
     answers = [m["message"] for m in emacs["messages"] if m["direction"] == "client"
                and m["message"].get("id") in {r["id"] for r in requests} and "method" not in m["message"]]
     assert answers and all(a.get("result") == [expected] for a in answers), answers
-    # null read as false: NAG and clock hints, no evaluation (and the opening's name).
+    # null read as false: NAG and move-time hints, no evaluation (and the opening's name).
     labels = sorted(hint["label"] for hint in seen["inlay_hints"])
-    assert labels == sorted(["!", "⏱ 0:05:00", "C20 King's Pawn Game"]), seen["inlay_hints"]
+    assert labels == sorted(["!", "⏱ 10 s", "C40 King's Knight Opening"]), seen["inlay_hints"]
 
 
 def test_no_errors_in_the_exchange(emacs):

@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(RSVG is None, reason="rsvg-convert is not instal
                                                       "which scripts/bootstrap installs)")
 
 URI = "file:///tmp/board-image.pgn"
-# Line 2. After 1... e5 White is to move (board from White's side); after 2. Nf3 Black is
-# (board from Black's side).
+# Line 2. After 1... e5 White is to move; after 2. Nf3 Black is. With `board.orientation`
+# `sideToMove` the first is drawn from White's side, the second from Black's.
 TEXT = ('[Event "Pictures"]\n\n'
         "1. e4 e5 {[%csl Yd4][%cal Rf1b5]} 2. Nf3 {[%csl Ga4,Rh5][%cal Bc2c5]} Nc6 *\n")
 
@@ -109,16 +109,17 @@ def base(square):
     return DARK if (file + rank) % 2 == 0 else LIGHT
 
 
-@pytest.fixture(scope="module")
-def pictures():
+def hover_pictures(orientation=None, sides=(("e5", True), ("Nf3", False))):
     client = LSPClient()
     try:
-        client.initialize(options={"pgn": {"engine": {"hoverMs": 0}}},
-                          client_info={"name": "Visual Studio Code", "version": "1.96.0"})
+        options = {"engine": {"hoverMs": 0}}
+        if orientation:
+            options["board"] = {"orientation": orientation}
+        client.initialize(options={"pgn": options}, client_info={"name": "Visual Studio Code", "version": "1.96.0"})
         client.open(URI, TEXT)
         line = TEXT.split("\n")[2]
         found = {}
-        for move, white_at_bottom in (("e5", True), ("Nf3", False)):
+        for move, white_at_bottom in sides:
             hover = client.request("textDocument/hover", {"textDocument": {"uri": URI},
                                                           "position": {"line": 2, "character": line.index(move)}})
             value = hover["contents"]["value"]
@@ -131,6 +132,20 @@ def pictures():
     finally:
         client.close()
     return found
+
+
+@pytest.fixture(scope="module")
+def pictures():
+    return hover_pictures("sideToMove")
+
+
+def test_by_default_white_is_at_the_bottom_whoever_is_to_move():
+    nf3 = hover_pictures(sides=(("Nf3", True),))["Nf3"]
+    # Top left a8 (a black rook), bottom right h1 (a white rook); the arrow c2 → c5 up the c-file.
+    assert close(nf3.rows[int(40 * 0.7)][20], (0, 0, 0))
+    assert close(nf3.rows[280 + int(40 * 0.7)][300], (255, 255, 255))
+    assert close(nf3.at("c4", 0.5, 0.5), blend(BLUE, ARROW_OPACITY, base("c4")))
+    assert close(nf3.ground("a4"), blend(GREEN, SQUARE_OPACITY, base("a4")))
 
 
 def test_the_picture_is_drawn_at_its_size(pictures):
@@ -147,7 +162,7 @@ def test_pieces_stand_on_their_squares_and_empty_squares_are_empty(pictures):
         assert close(picture.ground("a6"), base("a6")), "a6 is empty and unmarked"
 
 
-def test_the_board_is_seen_from_the_side_to_move(pictures):
+def test_the_board_can_be_seen_from_the_side_to_move(pictures):
     # Top left: a8 (a black rook) from White's side, h1 (a white rook) from Black's.
     white, black = pictures["e5"], pictures["Nf3"]
     assert close(white.rows[int(40 * 0.7)][20], (0, 0, 0))

@@ -93,7 +93,7 @@ def test_every_feature_on_a_corpus_file(client, name: str, path: pathlib.Path):
             position = {"line": line, "character": character + 1}
             hover = client.request("textDocument/hover", {**doc, "position": position})
             if playable:
-                assert hover and "FEN after the move" in hover["contents"]["value"], (san, line)
+                assert hover and "FEN `" in hover["contents"]["value"], (san, line)
                 assert text.range_inside(hover["range"])
             completion = client.request("textDocument/completion", {**doc, "position": position})
             items = completion["items"] if isinstance(completion, dict) else completion

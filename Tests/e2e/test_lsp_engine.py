@@ -58,6 +58,17 @@ def hover(client, uri, text, needle, occurrence=0):
     return result["contents"]["value"] if result else ""
 
 
+def engine_hover(client, uri, text, needle, timeout=20):
+    """The hover on `needle` once the engines started: the first hover says they are starting
+    (and starts them) instead of waiting for them."""
+    deadline = time.monotonic() + timeout
+    value = hover(client, uri, text, needle)
+    while "starting…" in value and time.monotonic() < deadline:
+        time.sleep(0.1)
+        value = hover(client, uri, text, needle)
+    return value
+
+
 def published(client, uri):
     """The diagnostics last pushed for `uri`, among the messages read so far."""
     for message in reversed(client.notifications):
@@ -73,15 +84,21 @@ def review(client, uri, index=0, timeout=120):
 
 def test_hover_shows_the_evaluation_the_line_and_the_judgement(stockfish):
     stockfish.open(URI, BLUNDER)
-    text = hover(stockfish, URI, BLUNDER, "Nxf7")
-    assert "FEN after the move" in text
-    assert "**Engine** `" in text and "depth" in text
-    assert "Best line: 5..." in text
-    assert "Before the move:" in text and "best **" in text
+    first = hover(stockfish, URI, BLUNDER, "Nxf7")
+    # The engines start at the first hover, which says so instead of waiting for them.
+    assert first.split("\n")[1] == "**Engine** starting… (the evaluation comes with the next hover)  ", first
+    text = engine_hover(stockfish, URI, BLUNDER, "Nxf7")
+    lines = text.split("\n")
+    # The move, then the evaluation with its line, then the judgement, then the opening.
+    assert lines[0] == "**5. Nxf7** — White  "
+    assert re.match(r"\*\*Engine\*\* -\d+\.\d\d \((at (least|most), )?depth \d+\)", lines[1]) and " · best line 5... " in lines[1], text
+    assert lines[2].startswith("Before the move ") and "best **" in lines[2], text
+    assert lines[3].startswith("Opening: **C50 "), text
+    assert "FEN `" in text
     assert "this move: **blunder** ??" in text
     # The start of a repeated hover comes from the cache: quick, and the same.
     started = time.monotonic()
-    again = hover(stockfish, URI, BLUNDER, "Nxf7")
+    again = engine_hover(stockfish, URI, BLUNDER, "Nxf7")
     assert time.monotonic() - started < 0.25
     assert again == text
 
@@ -119,14 +136,16 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     pulled = stockfish.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
     assert any(d["code"] == "review-blunder" for d in pulled["items"])
 
-    # Inlay hints: a glyph and an evaluation after each move.
+    # Inlay hints: the judgements, each with the engine's choice (`?? better Bxf7+`), no plain
+    # evaluations.
     hints = stockfish.request("textDocument/inlayHint", {
         "textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}}})
     labels = {(h["position"]["line"], h["position"]["character"]): h["label"] for h in hints}
     end_of_nxf7 = pos(BLUNDER, "Nxf7", delta=4)
-    assert labels[(end_of_nxf7["line"], end_of_nxf7["character"])].startswith("?? −")
-    # Fourteen from the review, and the opening's name.
-    assert len(hints) == 15 and sum(h["label"].startswith("C50 ") for h in hints) == 1
+    assert re.fullmatch(r"\?\? better \S+", labels[(end_of_nxf7["line"], end_of_nxf7["character"])]), labels
+    review_labels = [h["label"] for h in hints if not h["label"].startswith("C50 ")]
+    assert all(re.fullmatch(r"(\?!|\?|\?\?)( better \S+)?", label) for label in review_labels), review_labels
+    assert sum(h["label"].startswith("C50 ") for h in hints) == 1
 
     # The code lens now shows each player's accuracy.
     lenses = stockfish.request("textDocument/codeLens", {"textDocument": {"uri": URI}})
@@ -134,6 +153,8 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     # Worded as the CLI and the message word it: `White 53.5% · ACPL 161  |  Black …`.
     assert re.match(r"White \d+\.\d% · ACPL \d+  \|  Black \d+\.\d% · ACPL \d+$", titles[0]), titles[0]
     assert "Annotate game with the review" in titles
+    # And the evaluation graph, a block a half-move from White's view: Black mates at the end.
+    assert re.fullmatch(r"[▁▂▃▄▅▆▇█]{14}", titles[1]) and titles[1].endswith("▁"), titles
 
     # Annotation through workspace/applyEdit, from the code action.
     actions = stockfish.request("textDocument/codeAction", {
@@ -146,7 +167,7 @@ def test_review_of_a_game_with_progress_diagnostics_hints_lenses_and_annotation(
     edits = apply["params"]["edit"]["changes"][URI]
     annotated = apply_edits(BLUNDER, edits)
     assert "[Annotator \"pgn-lsp\"]" in annotated
-    assert "5. Nxf7?? { [%eval -" in annotated and "Blunder." in annotated and "(5. " in annotated
+    assert re.search(r"5\. Nxf7\?\?\s\{\[%eval -", annotated) and "Blunder." in annotated and "(5. " in annotated
     assert annotated.count("[%eval") == 13, "every move but the mate"
     # The annotated game is still a valid game with the same moves.
     stockfish.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
@@ -213,7 +234,7 @@ def test_a_review_is_cancelled_by_the_client_and_by_an_edit_to_its_game():
         answer = client.response(request, timeout=15)
         assert answer["error"]["code"] == -32801, "ContentModified"
         # The server goes on.
-        assert "FEN after the move" in hover(client, URI, BLUNDER.replace("Nf3#", "Nf3+"), "e5")
+        assert "FEN `" in hover(client, URI, BLUNDER.replace("Nf3#", "Nf3+"), "e5")
     finally:
         client.close()
 
@@ -272,7 +293,7 @@ def test_a_missing_engine_is_reported_once_and_everything_else_works(tmp_path):
         client.open(URI, BLUNDER)
         for needle in ("e4", "Nf3", "Nxf7"):
             text = hover(client, URI, BLUNDER, needle)
-            assert "FEN after the move" in text and "**Engine**" not in text
+            assert "FEN `" in text and "**Engine**" not in text
         answer = client.response(client.request_async("workspace/executeCommand",
                                                       {"command": "pgn.reviewGame", "arguments": [URI, 0]}))
         assert "not an executable" in answer["error"]["message"]
@@ -295,7 +316,12 @@ def test_a_hanging_engine_never_blocks_other_requests(tmp_path):
         client.diagnostics(URI)
         started = time.monotonic()
         text = hover(client, URI, BLUNDER, "Nxf7")
-        assert "FEN after the move" in text and "**Engine**" not in text
+        assert "FEN `" in text and "**Engine** starting…" in text
+        assert time.monotonic() - started < 5
+        # The engine started does not answer: the hover says so, in time.
+        started = time.monotonic()
+        text = engine_hover(client, URI, BLUNDER, "Nxf7")
+        assert "FEN `" in text and "**Engine**: no answer within 200 ms" in text, text
         assert time.monotonic() - started < 5
         # While engines hang, other requests are answered at once.
         started = time.monotonic()
@@ -328,7 +354,7 @@ def test_an_engine_that_always_crashes_fails_the_review_with_a_message(tmp_path)
         answer = client.response(client.request_async("workspace/executeCommand",
                                                       {"command": "pgn.reviewGame", "arguments": [URI, 0]}))
         assert "stopped unexpectedly" in answer["error"]["message"]
-        assert "FEN after the move" in hover(client, URI, BLUNDER, "e4")
+        assert "FEN `" in hover(client, URI, BLUNDER, "e4")
     finally:
         client.close()
 
@@ -339,7 +365,7 @@ def test_garbage_from_the_engine_is_ignored(tmp_path):
         client.open(URI, BLUNDER)
         result = review(client, URI)
         assert result[0]["black"]["accuracy"] is not None
-        assert "**Engine** `" in hover(client, URI, BLUNDER, "Qg5")
+        assert re.search(r"\*\*Engine\*\* [-+]?\d", engine_hover(client, URI, BLUNDER, "Qg5"))
     finally:
         client.close()
 
@@ -348,8 +374,8 @@ def test_more_lines_with_multipv():
     client = start(engine={"multiPV": 3})
     try:
         client.open(URI, BLUNDER)
-        text = hover(client, URI, BLUNDER, "Nc6")
-        assert "Best line: 3." in text
+        text = engine_hover(client, URI, BLUNDER, "Nc6")
+        assert " · best line 3." in text
         others = [line for line in text.split("\n") if line.startswith("- `")]
         assert len(others) == 2, text
     finally:
@@ -370,7 +396,7 @@ def test_a_position_far_outside_the_document_is_an_error_not_a_crash(tmp_path, c
             answer = client.response(client.request_async("workspace/executeCommand", {
                 "command": command, "arguments": [URI, {"line": line, "character": character}]}))
             assert answer["error"]["code"] == -32602 and answer["error"]["message"].endswith(message), answer
-        assert "FEN after the move" in hover(client, URI, BLUNDER, "e4")
+        assert "FEN `" in hover(client, URI, BLUNDER, "e4")
     finally:
         client.close()
 
@@ -381,7 +407,7 @@ def test_a_slow_engine_start_does_not_cancel_the_next_review(tmp_path):
     client = start(fake_engine(tmp_path, "slow-start:2"), engine={"hoverMs": 200}, review={"depth": 1})
     try:
         client.open(URI, BLUNDER)
-        assert "**Engine**" not in hover(client, URI, BLUNDER, "Nxf7")
+        assert "**Engine** starting…" in hover(client, URI, BLUNDER, "Nxf7")
         result = review(client, URI, timeout=60)
         assert result[0]["white"]["accuracy"] is not None
     finally:
@@ -410,7 +436,7 @@ def test_scores_beyond_any_range_are_shown_in_range(tmp_path):
     try:
         client.open(URI, BLUNDER)
         # After 1. e4 the engine says Black, to move, is mated in 2^63 moves.
-        assert "**Engine** `#10000`" in hover(client, URI, BLUNDER, "e4")
+        assert "**Engine** #10000 " in engine_hover(client, URI, BLUNDER, "e4")
         result = review(client, URI)
         assert result[0]["white"]["accuracy"] is not None
         assert client.process.poll() is None

@@ -114,10 +114,10 @@ def test_hover_in_markdown_adds_the_explorer_to_the_moves_hover(workspace):
         contents = hover(client, uri, "e4")
         assert contents["kind"] == "markdown"
         value = contents["value"]
-        assert value.startswith("**1. e4** — White") and "FEN after the move" in value
-        assert "\n\n---\n\n**Explorer** — 3 games reached this position (games.ocgdb.db3)" in value
+        assert value.startswith("**1. e4** — White") and "FEN `" in value
+        assert "  \n**Explorer** — 3 games reached this position (games.ocgdb.db3)  \n" in value
         assert "White wins 33% · draws 33% · Black wins 33%" in value
-        assert "- `1... e5` 2 games · 75% white score\n- `1... c5` 1 game · 0% white score" in value
+        assert "Next (games, White's score): `1... e5` 2 (75%) · `1... c5` 1 (0%)" in value
         assert "Best-rated game: Anand (2800) – Botvinnik (2700), Ref, 1-0 (games.ocgdb.db3)" in value
         # A transposition counts: 1. Nf3 Nc6 2. e4 e5.
         value = hover(client, uri, "Nc6")["value"]
@@ -129,7 +129,7 @@ def test_hover_in_plain_text_for_a_client_without_markdown(workspace):
         contents = hover(client, uri, "e4")
         assert contents["kind"] == "plaintext"
         assert "Explorer — 3 games reached this position (games.ocgdb.db3)" in contents["value"]
-        assert "- 1... e5 2 games · 75% white score" in contents["value"]
+        assert "Next (games, White's score): 1... e5 2 (75%) · 1... c5 1 (0%)" in contents["value"]
         assert "**" not in contents["value"] and "`" not in contents["value"]
 
 

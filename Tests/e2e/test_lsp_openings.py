@@ -38,10 +38,11 @@ def test_inlay_hint_where_the_name_was_reached_and_switchable(client):
     whole = {"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0},
                                                       "end": {"line": 8, "character": 0}}}
     hints = [(h["label"], h["position"]) for h in client.request("textDocument/inlayHint", whole)]
-    najdorf = {"line": 3, "character": NAJDORF.index("a6") + 2}
+    # At the end of the line of the move that reached the name, not among the moves.
+    najdorf = {"line": 3, "character": len(NAJDORF)}
     # 1... e6 is the French Defense, 2. d4 its Normal Variation, 2... d5 the French Defense
-    # again: the hint is after the last move that changed the name.
-    french = {"line": 7, "character": "1. e4 e6 2. d4 d5".index("d5") + 2}
+    # again: the name of the last move that changed it.
+    french = {"line": 7, "character": len("1. e4 e6 2. d4 d5 *")}
     assert ("B90 Sicilian Defense: Najdorf Variation", najdorf) in hints
     assert ("C00 French Defense", french) in hints
     client.notify("workspace/didChangeConfiguration", {"settings": {"pgn": {"inlayHints": {"opening": False}}}})

@@ -28,7 +28,7 @@ def test_text_summary_names_the_blunder():
     # The evaluation before the move is near equal (its sign varies between searches); after
     # it, White is lost.
     assert len(nxf7) == 1
-    assert re.fullmatch(r"  5\. Nxf7 blunder \([+−]?\d+\.\d\d → −\d+\.\d\d\), best \S+", nxf7[0]), nxf7[0]
+    assert re.fullmatch(r"  5\. Nxf7 blunder \([+-]?\d+\.\d\d → -\d+\.\d\d\), best \S+", nxf7[0]), nxf7[0]
 
 
 def test_json_and_game_selection(tmp_path):
@@ -58,10 +58,11 @@ def test_annotate_writes_a_valid_game_with_the_same_moves(tmp_path):
     result = review(source, "--depth", "10", "--annotate", out)
     assert result.returncode == 0, result.stderr
     text = out.read_text()
-    assert "{ [%eval " in text and "[%clk 0:03:00]" in text
-    # The clock comment is kept, merged with the evaluation.
-    assert "e4 { [%eval" in text and "[%clk 0:03:00] }" in text
+    # The clock comment is kept, merged with the evaluation; the game is laid out as the
+    # formatter lays it out, in lines shorter than 80 columns.
+    assert re.search(r"e4\s\{\[%eval [-0-9.]+\] \[%clk 0:03:00\]\}", text), text
     assert "5. Nxf7??" in text and "(5. " in text
+    assert all(len(line) < 80 for line in text.split("\n")), text
     with open(out) as handle:
         annotated = chess.pgn.read_game(handle)
     with open(source) as handle:

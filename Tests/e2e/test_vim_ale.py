@@ -398,7 +398,9 @@ def test_hover_is_plain_text_with_the_fen(session):
     assert hover["filetype"] == "ale-preview.message"
     text = "\n".join(hover["lines"])
     assert hover["lines"][0] == "1. e4 — White"
-    assert f"FEN after the move: {board.fen()}" in hover["lines"]
+    assert f"FEN {board.fen()}" in hover["lines"]
+    # White at the bottom: rank 8 first.
+    assert "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜" in hover["lines"], hover["lines"]
     assert "**" not in text and "`" not in text
     # What the server sent: plain text, as ALE asked.
     (answer,) = [e["message"] for e in session["exchange"] if e.get("answers") == "textDocument/hover"]

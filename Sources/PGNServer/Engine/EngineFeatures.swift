@@ -145,6 +145,9 @@ extension PGNLanguageServer {
                     let review = stored.review
                     let title = "\(review.playerText(of: .white))  |  \(review.playerText(of: .black))"
                     lenses.append((at, index, title, "pgn.reviewGame"))
+                    // White's chances move by move, as a line of blocks.
+                    let graph = ReviewGraph.sparkline(review)
+                    if !graph.isEmpty { lenses.append((at, index, graph, "pgn.reviewGame")) }
                     lenses.append((at, index, "Annotate game with the review", "pgn.annotateGame"))
                 } else {
                     lenses.append((at, index, "Review game", "pgn.reviewGame"))
@@ -189,13 +192,14 @@ extension PGNLanguageServer {
         return .array(results)
     }
 
-    /// The edits that write a review into its game, in document offsets.
+    /// The edit that writes a review into its game, in document offsets, laid out under
+    /// `format.lineLength` (`ReviewAnnotator.edits`).
     func annotationEdits(_ stored: EngineCenter.StoredReview, _ game: PlacedGame) -> [Diagnostic.Edit] {
         let replay = game.analysis.gameReplay
         guard let mainline = Mainline(replay) else { return [] }
-        return ReviewAnnotator.edits(for: stored.review, mainline: mainline, replay: replay).map {
-            $0.shifted(by: game.start)
-        }
+        return ReviewAnnotator.edits(
+            for: stored.review, mainline: mainline, replay: replay, lineLength: currentSettings.lineLength
+        ).map { $0.shifted(by: game.start) }
     }
 
     /// The games a command names: its arguments are the document URI, then a game index
@@ -360,31 +364,72 @@ extension PGNLanguageServer {
         return items
     }
 
-    /// Inlay hints of reviewed moves: the judgement glyph and the evaluation after the move.
+    /// Inlay hints of reviewed moves: after each inaccuracy, mistake and blunder its glyph and
+    /// the engine's choice (`?? better Nf3`); with `inlayHints.evaluations`, the evaluation
+    /// after every move too, unless a comment after the move holds one (`[%eval]`).
     func reviewHints(_ game: PlacedGame, in wanted: Range<Int>) -> [(offset: Int, label: String, tooltip: String)] {
-        guard currentSettings.inlayReview, let stored = engines.review(of: game.analysis.text) else { return [] }
+        let settings = currentSettings
+        guard settings.inlayReview, let stored = engines.review(of: game.analysis.text) else { return [] }
+        let nodes = game.analysis.syntax.nodes
         var hints: [(Int, String, String)] = []
         for (move, node) in zip(stored.review.moves, stored.nodes) {
-            let end = game.analysis.syntax.nodes[node].range.upperBound + game.start
+            let end = nodes[node].range.upperBound + game.start
             guard wanted.contains(end) || wanted.upperBound == end else { continue }
-            let glyph = move.judgement.map { "\($0.glyph) " } ?? ""
+            var parts: [String] = []
+            if let judgement = move.judgement {
+                parts.append(judgement.glyph)
+                if let best = move.bestSAN { parts.append("better \(best)") }
+            }
+            if settings.inlayEvaluations && !Self.evaluationWritten(after: node, in: game.analysis) {
+                parts.append(move.afterText)
+            }
+            guard !parts.isEmpty else { continue }
             var tooltip = "Engine, depth \(move.depth): \(move.afterText) after the move (White's view)"
             if move.judgement != nil { tooltip = move.message + " " + tooltip }
-            hints.append((end, glyph + move.afterText, tooltip))
+            hints.append((end, parts.joined(separator: " "), tooltip))
         }
         return hints
     }
 
-    /// The engine's part of a move's hover: the evaluation after the move with its line, and
-    /// the evaluation before it with the judgement of the move played. Empty when no engine
-    /// answers within `pgn.engine.hoverMs`.
-    func engineHover(_ move: ReplayedMove) async -> String {
+    /// Whether a comment right after the move at `node` (before the next move or variation)
+    /// holds an evaluation.
+    static func evaluationWritten(after node: Int, in game: GameAnalysis) -> Bool {
+        let nodes = game.syntax.nodes
+        var k = node + 1
+        while k < nodes.count && (nodes[k].kind == .comment || nodes[k].kind == .nag) {
+            if nodes[k].kind == .comment,
+                CommentCommand.parse(game.source.string(nodes[k].range)).contains(where: {
+                    if case .evaluation = $0.command { return true }
+                    return false
+                })
+            {
+                return true
+            }
+            k += 1
+        }
+        return false
+    }
+
+    /// The engine's part of a move's hover, one line each: the evaluation after the move with
+    /// its line, then the evaluation before it with the judgement of the move played. Empty
+    /// when the engine is left out of hovers (`pgn.engine.hoverMs` 0) or fails; while the
+    /// engines start, a line that says so instead of waiting for them (the next hover shows
+    /// the figures), and one that says so when no answer came in time.
+    func engineHover(_ move: ReplayedMove) async -> [String] {
         let settings = currentSettings
-        guard settings.hoverMilliseconds > 0 else { return "" }
+        guard settings.hoverMilliseconds > 0 else { return [] }
         let pool = engines.pool(settings)
         let budget = Duration.milliseconds(settings.hoverMilliseconds)
         let limit = SearchLimit.movetime(budget)
         let terminal = GameReviewer.terminalScore(move.after) != nil
+        let cached = (terminal ? nil : pool.cached(move.after), pool.cached(move.before))
+        if (terminal || cached.0 != nil) && cached.1 != nil {
+            return Self.engineLines(move, after: cached.0, before: cached.1)
+        }
+        if !pool.hasStarted, pool.failure == nil, case .success = settings.engine.resolveExecutable() {
+            Task.detached { await pool.warmUp() }
+            return [Self.engineStarting]
+        }
         do {
             // A hard deadline: an engine that hangs is left to its own timeout, not waited for.
             let found = try await withDeadline(budget * 2 + .milliseconds(500)) {
@@ -392,48 +437,62 @@ extension PGNLanguageServer {
                 async let beforeAnalysis = pool.analyse(move.before, limit: limit, waitingAtMost: budget)
                 return try await (afterAnalysis, beforeAnalysis)
             }
-            guard let (after, before) = found else { return "" }
-            return Self.engineText(move, after: after, before: before)
+            guard let (after, before) = found, after != nil || before != nil || terminal else {
+                return ["**Engine**: no answer within \(settings.hoverMilliseconds) ms (busy, or still starting)"]
+            }
+            return Self.engineLines(move, after: after, before: before)
         } catch let error as EngineError {
             if engines.shouldReport(error) {
                 server.showMessage(.warning, error.description)
             }
             server.log(.warning, error.description)
-            return ""
+            return []
         } catch {
-            return ""
+            return []
         }
     }
 
-    static func engineText(_ move: ReplayedMove, after: PositionAnalysis?, before: PositionAnalysis?) -> String {
+    /// The hover's line while the engines start.
+    static let engineStarting = "**Engine** starting… (the evaluation comes with the next hover)"
+
+    /// The most lines of a multi-line analysis (`pgn.engine.multiPV`) a hover shows.
+    static let hoverLines = 3
+
+    static func engineLines(_ move: ReplayedMove, after: PositionAnalysis?, before: PositionAnalysis?) -> [String] {
         var lines: [String] = []
         let mover = move.before.turn
-        if move.after.isCheckmate {
-            lines.append("**Engine**: checkmate")
-        } else if move.after.isStalemate {
-            lines.append("**Engine**: stalemate")
+        /// `moves` in SAN, as many as fit in a line of `hoverColumns` after `lead` columns.
+        func line(_ moves: [Move], after lead: Int) -> String {
+            var count = min(moves.count, 8)
+            var text = ReviewAnnotator.movetext(moves.prefix(count), from: move.after)
+            while count > 1 && lead + text.count > hoverColumns {
+                count -= 1
+                text = ReviewAnnotator.movetext(moves.prefix(count), from: move.after)
+            }
+            return text
+        }
+        if move.after.isCheckmate || move.after.isStalemate {
+            // The move's line says so.
         } else if let after, let best = after.best {
-            var head = "**Engine** `\(best.score.displayText)`"
-            if best.bound != .exact { head += best.bound == .lowerBound ? " (at least)" : " (at most)" }
-            head += " · depth \(after.depth)"
+            var head = "**Engine** \(best.score.displayText) ("
+            if best.bound != .exact { head += best.bound == .lowerBound ? "at least, " : "at most, " }
+            head += "depth \(after.depth))"
             if let wdl = best.wdl {
                 head += " · W \(percent(wdl.win)) D \(percent(wdl.draw)) L \(percent(wdl.loss))"
-            } else {
-                head += " · Win% \(String(format: "%.1f", ReviewFormulas.winPercent(best.score)))"
+            }
+            if !best.moves.isEmpty {
+                let shown = head.count - 4
+                head += " · best line " + line(best.moves, after: shown + 13)
             }
             lines.append(head)
-            if !best.moves.isEmpty {
-                lines.append("")
-                lines.append("Best line: \(ReviewAnnotator.movetext(best.moves.prefix(8), from: move.after))")
-            }
-            // With pgn.engine.multiPV above 1, the other lines too.
-            for line in after.lines.dropFirst() where !line.moves.isEmpty {
-                lines.append(
-                    "- `\(line.score.displayText)` \(ReviewAnnotator.movetext(line.moves.prefix(8), from: move.after))")
+            // With pgn.engine.multiPV above 1, the next lines too.
+            for other in after.lines.dropFirst().prefix(hoverLines - 1) where !other.moves.isEmpty {
+                let score = other.score.displayText
+                lines.append("- `\(score)` " + line(other.moves, after: score.count + 3))
             }
         }
         if let before, let bestBefore = before.best {
-            var text = "Before the move: `\(bestBefore.score.displayText)`"
+            var text = "Before the move \(bestBefore.score.displayText)"
             if let choice = before.bestMove, choice != move.move {
                 text += ", best **\(move.before.san(choice))**"
             }
@@ -446,10 +505,9 @@ extension PGNLanguageServer {
                     text += " · this move: **\(judgement.name)** \(judgement.glyph)"
                 }
             }
-            lines.append("")
             lines.append(text)
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     private static func percent(_ permille: Int) -> String { "\((permille + 5) / 10)%" }

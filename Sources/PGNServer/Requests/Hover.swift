@@ -4,9 +4,11 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
-    /// Hover on a move: SAN, number and side, the FEN after it, a board, captured material and
-    /// the move's comment commands, then what the databases know of the position after it
-    /// (`ExplorerHover.swift`) and the engine's evaluation. On a tag: what the tag means. On a NAG: its meaning.
+    /// Hover on a move, in the order a player reads it: the move, the engine's evaluation and
+    /// line, the opening, the board (with what the move's comments say beside it), the FEN, then
+    /// what the databases know of the position after it (`ExplorerHover.swift`); at most 20
+    /// lines of 80 columns when the board is text. On a tag: what the tag means. On a NAG: its
+    /// meaning.
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
@@ -18,7 +20,9 @@ extension PGNLanguageServer {
                 let name = a.source.string(tag.nameRange)
                 let value = a.gameReplay.value(of: tag) ?? ""
                 let code = value.isEmpty ? "" : " " + MarkdownText.code(value)
-                let text = "**\(MarkdownText.escaped(name))**\(code)\n\n\(TagMeanings.meaning(name))"
+                var text = "**\(MarkdownText.escaped(name))**\(code)\n\n\(TagMeanings.meaning(name))"
+                let graph = reviewGraph(game, picture: showsBoardPicture(context))
+                if !graph.isEmpty { text += "\n\n" + graph }
                 return hover(text, game.start, tag.range, document, context)
             }
             guard let index = a.node(at: local) else { return .null }
@@ -26,13 +30,12 @@ extension PGNLanguageServer {
             switch node.kind {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }
-                var text = moveHover(move, a, index, picture: showsBoardPicture(context))
                 let line = a.line(before: move)
                 async let explored = explorerHover(after: move, line: line, uri: document.uri, context)
                 let engine = await engineHover(move)
                 let explorer = await explored
-                if !explorer.isEmpty { text += "\n\n---\n\n" + explorer }
-                if !engine.isEmpty { text += "\n\n---\n\n" + engine }
+                let text = moveHover(
+                    move, a, index, picture: showsBoardPicture(context), engine: engine, explorer: explorer)
                 return hover(text, game.start, node.range, document, context)
             case .nag:
                 let text: String
@@ -69,9 +72,11 @@ extension PGNLanguageServer {
     /// blank line where a rule was. The hovers use nothing else of markdown.
     static func plainText(_ markdown: String) -> String {
         MarkdownText.unescaped(
-            markdown.replacingOccurrences(of: "\n\n---\n\n", with: "\n\n")
-                .replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "\n```", with: "")
-                .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: ""))
+            markdown.replacingOccurrences(of: "\n\n---\n\n", with: "\n\n").replacingOccurrences(
+                of: MarkdownText.lineBreak, with: "\n"
+            )
+            .replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "\n```", with: "")
+            .replacingOccurrences(of: "**", with: "").replacingOccurrences(of: "`", with: ""))
     }
 
     /// Whether a move's hover draws the board as a picture (`hover.boardImage`): never in a
@@ -85,33 +90,37 @@ extension PGNLanguageServer {
         }
     }
 
-    /// A move's hover in markdown; with `picture`, the board is an SVG image, else text.
-    func moveHover(_ move: ReplayedMove, _ game: GameAnalysis, _ index: Int, picture: Bool) -> String {
+    /// A move's hover in markdown; with `picture`, the board is an SVG image, else text. Its
+    /// lines follow each other without blank lines (markdown hard breaks), so that a terminal
+    /// editor shows them as written: `engine` and `explorer` are the lines of those sections.
+    func moveHover(
+        _ move: ReplayedMove, _ game: GameAnalysis, _ index: Int, picture: Bool, engine: [String] = [],
+        explorer: [String] = []
+    ) -> String {
         let side = move.before.turn
         let number = PGNWriter.moveNumber(move.before.fullmoveNumber, black: side == .black)
         let san = move.before.san(move.move)
-        var lines: [String] = []
-        let where_ = move.depth == 0 ? "" : " (variation)"
-        lines.append("**\(number) \(san)** — \(side)\(where_)")
-        lines.append("")
-        if let opening = Self.openingHoverLine(move, game) {
-            lines.append(opening)
-            lines.append("")
+        var heading = "**\(number) \(san)** — \(side)" + (move.depth == 0 ? "" : " (variation)")
+        if move.after.isCheckmate {
+            heading += " · checkmate"
+        } else if move.after.isStalemate {
+            heading += " · stalemate"
         }
-        lines.append("FEN after the move: `\(move.after.fen)`")
-        lines.append("")
+        var lines = [heading] + engine
+        if let opening = Self.openingHoverLine(move, game) { lines.append(opening) }
         let commands = commentCommands(after: index, in: game)
         let marks = BoardMarks(move: move.move, commands: commands)
-        if picture {
-            let svg = BoardPicture.svg(move.after, marks: marks, from: move.after.turn)
-            lines.append(BoardPicture.markdownImage(svg, title: "The board after \(number) \(san)"))
-        } else {
-            lines.append("```text\n\(move.after.diagram(from: move.after.turn))\n```")
-        }
-        let summary = marks.summary
-        if !summary.isEmpty {
-            lines.append("")
-            lines.append(summary)
+        let from = boardSide(move, game)
+        // What the comments (their first few clocks and evaluations) and the material say,
+        // beside a text board (plain text, made here).
+        var notes: [String] = []
+        for command in commands where notes.count < Self.commandNotes {
+            switch command {
+            case .clock(let seconds): notes.append("Clock \(CommentCommand.clockText(seconds))")
+            case .evaluation(let value, let depth):
+                notes.append("Evaluation \(value.text)" + (depth.map { " (depth \($0))" } ?? ""))
+            default: break
+            }
         }
         let whiteLost = move.after.captured(.white)
         let blackLost = move.after.captured(.black)
@@ -120,32 +129,69 @@ extension PGNLanguageServer {
                 roles.isEmpty ? "nothing" : roles.map { String(Piece(color: color, role: $0).symbol) }.joined()
             }
             let balance = move.after.materialBalance
-            let lead = balance == 0 ? "material is level" : "\(balance > 0 ? "White" : "Black") is \(abs(balance)) up"
-            lines.append("")
-            lines.append(
-                "Captured: White lost \(list(whiteLost, .white)), Black lost \(list(blackLost, .black)); \(lead)")
+            notes.append("White lost \(list(whiteLost, .white))")
+            notes.append("Black lost \(list(blackLost, .black))")
+            notes.append(
+                balance == 0 ? "Material is level" : "\(balance > 0 ? "White" : "Black") is \(abs(balance)) up")
         }
-        // Squares and arrows are listed under the board.
+        var paragraph: [String] = []
+        var blocks: [String] = []
+        func endParagraph() {
+            if !paragraph.isEmpty { blocks.append(paragraph.joined(separator: MarkdownText.lineBreak)) }
+            paragraph = []
+        }
+        paragraph = lines
+        if picture {
+            let svg = BoardPicture.svg(move.after, marks: marks, from: from)
+            paragraph.append(BoardPicture.markdownImage(svg, title: "The board after \(number) \(san)"))
+            if !notes.isEmpty { paragraph.append(notes.joined(separator: " · ")) }
+        } else {
+            endParagraph()
+            var rows = move.after.diagram(from: from).split(separator: "\n").map(String.init)
+            for (k, note) in notes.prefix(rows.count).enumerated() { rows[k] += "   " + note }
+            blocks.append("```text\n" + rows.joined(separator: "\n") + "\n```")
+        }
+        let summary = marks.summary
+        if !summary.isEmpty { paragraph.append(summary) }
+        // The other commands in words (squares and arrows are on the board, clocks and
+        // evaluations beside it).
         let described = commands.compactMap(describe)
         if !described.isEmpty {
-            lines.append("")
             let more = described.count - Self.commandsShown
-            lines.append(
+            paragraph.append(
                 described.prefix(Self.commandsShown).joined(separator: " · ")
                     + (more > 0 ? " · and \(more) more command\(more == 1 ? "" : "s")" : ""))
         }
-        if move.after.isCheckmate {
-            lines.append("")
-            lines.append("Checkmate.")
-        } else if move.after.isStalemate {
-            lines.append("")
-            lines.append("Stalemate.")
+        paragraph.append("FEN `\(move.after.fen)`")
+        paragraph += explorer
+        endParagraph()
+        return blocks.joined(separator: "\n")
+    }
+
+    /// The side at the bottom of a move's board (`board.orientation`).
+    func boardSide(_ move: ReplayedMove, _ game: GameAnalysis) -> Color {
+        let settings = currentSettings
+        switch settings.boardOrientation {
+        case .white: return .white
+        case .black: return .black
+        case .sideToMove: return move.after.turn
+        case .player:
+            let player = NameKey(settings.boardPlayer)
+            guard !player.words.isEmpty else { return .white }
+            let replay = game.gameReplay
+            func plays(_ tag: String) -> Bool {
+                guard let name = replay.tag(tag).flatMap(replay.value(of:)) else { return false }
+                let key = NameKey(name)
+                return key == player || key.mayAbbreviate(player)
+            }
+            return !plays("White") && plays("Black") ? .black : .white
         }
-        return lines.joined(separator: "\n")
     }
 
     /// How many comment commands a move's hover describes.
     static let commandsShown = 8
+    /// How many clocks and evaluations of the comments a move's hover writes beside the board.
+    static let commandNotes = 4
 
     /// The comment commands that belong to the move at `index`: those of the comments after it.
     func commentCommands(after index: Int, in game: GameAnalysis) -> [CommentCommand] {
@@ -161,14 +207,13 @@ extension PGNLanguageServer {
         return result
     }
 
-    /// A command in words; nil for squares and arrows, which the board shows.
+    /// A command in words; nil for squares and arrows, which the board shows, and for clocks
+    /// and evaluations, written beside it.
     func describe(_ command: CommentCommand) -> String? {
         switch command {
-        case .clock(let seconds): return "Clock \(CommentCommand.clockText(seconds))"
+        case .clock, .evaluation: return nil
         case .elapsedMoveTime(let seconds): return "Move time \(CommentCommand.clockText(seconds))"
         case .elapsedGameTime(let seconds): return "Game time \(CommentCommand.clockText(seconds))"
-        case .evaluation(let value, let depth):
-            return "Evaluation \(value.text)" + (depth.map { " (depth \($0))" } ?? "")
         case .squares, .arrows: return nil
         case .other(let name, let value): return MarkdownText.code("%\(name) \(value)", limit: 80)
         }

@@ -3,9 +3,11 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
-    /// Inlay hints: the glyph of each NAG (`$4` → `??`), the clock of `[%clk]` with the time
-    /// the move took, the value of `[%eval]`, the game's opening, and "N" after the move that
-    /// leaves the databases (`Novelty.swift`), each kind switchable in the settings.
+    /// Inlay hints: the glyph of each NAG (`$4` → `??`), the time each move took beside its
+    /// `[%clk]` (the clock itself is written there), the review's judgements, the game's
+    /// opening at the end of the line where it was reached (never among the moves), and "N"
+    /// after the move that leaves the databases (`Novelty.swift`), each kind switchable in the
+    /// settings.
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
@@ -41,10 +43,17 @@ extension PGNLanguageServer {
                 {
                     hint(mark.offset, mark.label, tooltip: mark.tooltip)
                 }
-                if settings.inlayOpening, let opening = Self.openingHint(game),
-                    wanted.contains(opening.offset) || wanted.upperBound == opening.offset
-                {
-                    hint(opening.offset, opening.label, tooltip: opening.tooltip)
+                // At the end of its line, after the hints of that line.
+                var openingHint: (offset: Int, label: String, tooltip: String)?
+                if settings.inlayOpening, let opening = Self.openingHint(game) {
+                    let line = a.source.line(of: opening.offset - game.start)
+                    let end = game.start + a.source.lineEnd(line)
+                    if wanted.contains(end) || wanted.upperBound == end {
+                        openingHint = (end, opening.label, opening.tooltip)
+                    }
+                }
+                defer {
+                    if let openingHint { hint(openingHint.offset, openingHint.label, tooltip: openingHint.tooltip) }
                 }
                 for review in reviewHints(game, in: wanted) {
                     hint(review.offset, review.label, tooltip: review.tooltip)
@@ -71,15 +80,12 @@ extension PGNLanguageServer {
                         for (command, _) in commands {
                             switch command {
                             case .clock(let seconds) where settings.inlayClocks:
-                                let took = spent.map { " · " + MoveClocks.durationText($0) } ?? ""
+                                // The clock is written beside: the hint is the time the move took.
+                                guard let spent else { break }
                                 hint(
-                                    end, "⏱ \(CommentCommand.clockText(seconds))\(took)",
-                                    tooltip: spent == nil
-                                        ? "Clock after the move" : "Clock after the move · time the move took")
-                            case .evaluation(let value, let depth) where settings.inlayEvaluations:
-                                hint(
-                                    end, value.text,
-                                    tooltip: "Evaluation from White's view" + (depth.map { ", depth \($0)" } ?? ""))
+                                    end, "⏱ " + MoveClocks.durationText(spent),
+                                    tooltip:
+                                        "Time the move took (clock \(CommentCommand.clockText(seconds)) after it)")
                             default: break
                             }
                         }

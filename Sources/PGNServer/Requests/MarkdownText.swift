@@ -2,6 +2,11 @@
 /// enters a markdown hover: shown as written, never read as markdown or HTML (no image a client
 /// would load, no link, no heading), on one line, and bounded in length.
 enum MarkdownText {
+    /// A line break inside a paragraph (two spaces before it): the hovers' lines follow each
+    /// other without blank lines, so that a terminal editor, which shows the markdown as written,
+    /// spends no line on them.
+    static let lineBreak = "  \n"
+
     /// The most characters of one such text a hover shows; a longer one ends with `…`.
     static let longest = 200
 

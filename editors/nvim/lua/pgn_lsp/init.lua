@@ -154,6 +154,26 @@ local function hint_visible_lines(client, bufnr)
       end, 100)
     end,
   })
+
+--- `workspace/inlayHint/refresh` (sent after a review): the hints of every buffer of the client
+--- that shows them are asked for again and drawn anew. Neovim's own handler (0.10, 0.11) may draw
+--- the old hints again before the new ones arrive, and then keeps them until hints are toggled;
+--- turning a buffer's hints off and on again clears what was drawn and asks for them.
+local function refresh_inlay_hints(err, _, ctx)
+  local inlay = vim.lsp.inlay_hint
+  if err or type(inlay) ~= "table" or type(inlay.is_enabled) ~= "function" then
+    return vim.NIL
+  end
+  local buffers = vim.lsp.get_buffers_by_client_id and vim.lsp.get_buffers_by_client_id(ctx.client_id) or {}
+  for _, bufnr in ipairs(buffers) do
+    -- is_enabled{ bufnr = … } from 0.10.1 on; 0.10.0 keeps its own handler's behaviour.
+    local ok, enabled = pcall(inlay.is_enabled, { bufnr = bufnr })
+    if ok and enabled and vim.api.nvim_buf_is_loaded(bufnr) then
+      inlay.enable(false, { bufnr = bufnr })
+      inlay.enable(true, { bufnr = bufnr })
+    end
+  end
+  return vim.NIL
 end
 
 local function capabilities()
@@ -178,6 +198,7 @@ local function client_config(root)
     -- Neovim answers workspace/configuration for the section "pgn" from this table.
     settings = { pgn = settings },
     capabilities = capabilities(),
+    handlers = { ["workspace/inlayHint/refresh"] = refresh_inlay_hints },
     on_attach = function(client, bufnr)
       hint_visible_lines(client, bufnr)
       enable_inlay_hints(bufnr)
