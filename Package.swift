@@ -52,7 +52,14 @@ let package = Package(
             dependencies: [
                 "ChessCore", "PGN", "Engine", "GameStore", "LanguageServer", "PGNServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // On Linux the release binary carries the Swift runtime and Foundation, so that it runs
+            // where Swift is not installed: scripts/package ships it as built and tested. Only this
+            // module is compiled for it (the static Foundation module names the libraries, ICU's
+            // among them, that the linker needs), so the library modules are built once, where
+            // `--static-swift-stdlib` would compile every module a second time.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
         // Finds the test material: the project's copy under Tests/Fixtures, else ../shared's file,
         // else the test is skipped. And the in-memory client that drives a server through the

@@ -3,6 +3,7 @@ ones), and the benchmark scripts too: the one locator of test material (`shared`
 `shared_files`) and the binary under test."""
 from __future__ import annotations
 
+import functools
 import os
 import pathlib
 import subprocess
@@ -89,3 +90,14 @@ def ocgdb_create(source: pathlib.Path, db: pathlib.Path, option: str = "moves2")
         if made.returncode >= 0:
             break
     return made
+
+
+@functools.cache
+def packaged(repo: pathlib.Path = ROOT) -> pathlib.Path:
+    """The release tarball of `repo`, made once a session by its `scripts/package --no-build` (into
+    repo/dist) from the binary of repo/.build/release, which scripts/test has just built."""
+    made = subprocess.run([str(repo / "scripts" / "package"), "--no-build"], cwd=repo, capture_output=True,
+                          text=True, timeout=300)
+    if made.returncode != 0:
+        pytest.fail(f"scripts/package --no-build failed (exit {made.returncode}):\n{made.stdout}{made.stderr}")
+    return repo / made.stdout.strip()

@@ -49,8 +49,9 @@ public final class PGNLanguageServer: Sendable {
         publisher = Debouncer(delay: diagnosticsDelay)
     }
 
-    /// Registers every feature.
+    /// Registers every feature, and the server's name and version.
     public func register() {
+        server.serverInfo = Self.serverInfo
         registerSettings()
         registerDiagnostics()
         registerWorkspaceTwins()

@@ -38,6 +38,14 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(client.server.session?.initializeParams.clientInfo?.name, "tests")
     }
 
+    func testInitializeAnswersTheServerInfoSetAtRegistration() async throws {
+        let client = TestClient { server in server.serverInfo = ServerInfo(name: "chess-server", version: "2.5.1") }
+        let result = try await client.initialize()
+        XCTAssertEqual(result["serverInfo"], ["name": "chess-server", "version": "2.5.1"])
+        let unversioned = try await TestClient().initialize()
+        XCTAssertEqual(unversioned["serverInfo"], ["name": "pgn-lsp"])
+    }
+
     func testPositionEncodingIsUTF8WhenTheClientOffersIt() async throws {
         let offers: [([String]?, String)] = [
             (["utf-16", "utf-8"], "utf-8"), (["utf-8"], "utf-8"), (["utf-32", "utf-16"], "utf-16"), ([], "utf-16"),

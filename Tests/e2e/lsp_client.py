@@ -9,9 +9,11 @@ from conftest import binary
 
 
 class LSPClient:
-    def __init__(self, args=("serve",)):
-        self.process = subprocess.Popen([str(binary()), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+    def __init__(self, args=("serve",), command=None, env=None):
+        """Starts `pgn-lsp` (the binary under test) with `args`, or `command` as given, in `env`
+        (default: the test's environment)."""
+        self.process = subprocess.Popen(command or [str(binary()), *args], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.next_id = 1
         self.messages = queue.Queue()
         self.notifications = []

@@ -406,7 +406,8 @@ def test_format_buffer_gives_the_server_format(emacs):
 
 def test_workspace_configuration_reaches_the_server(emacs):
     seen = emacs["seen"]
-    expected = {"inlayHints": {"nags": True, "clocks": True, "evaluations": None}}
+    expected = {"inlayHints": {"nags": True, "clocks": True, "evaluations": None},
+                "database": {"path": "games.ocgdb.db3", "references": ["~/chess/masters.ocgdb.db3"]}}
     # Eglot sends the settings on connecting, and answers the server's request for the section.
     (change,) = sent(emacs, "client", "workspace/didChangeConfiguration")
     assert change["params"]["settings"] == {"pgn": expected}

@@ -7,7 +7,6 @@ import Foundation
 /// above all — are applied there, in arrival order, before the next message is read; each request is
 /// then handed a copy of the documents and runs in a task of its own, concurrently with other requests.
 public final class Server: Sendable {
-    public let serverInfo: ServerInfo
     let connection: any MessageConnection
     let state: Locked<State>
     /// Requests whose handler is running, waited for (briefly) when the input ends.
@@ -31,12 +30,19 @@ public final class Server: Sendable {
         var nextOutgoingID = 1
         var onExit: (@Sendable (Int32) -> Void)?
         var clientLogLevel = MessageType.log
+        var serverInfo: ServerInfo
     }
 
     public init(connection: any MessageConnection, serverInfo: ServerInfo = ServerInfo(name: "pgn-lsp")) {
         self.connection = connection
-        self.serverInfo = serverInfo
-        self.state = Locked(State())
+        self.state = Locked(State(serverInfo: serverInfo))
+    }
+
+    /// The name and version answered at `initialize`; the language on the framework sets it when it
+    /// registers its features.
+    public var serverInfo: ServerInfo {
+        get { state.withLock { $0.serverInfo } }
+        set { state.withLock { $0.serverInfo = newValue } }
     }
 
     /// The capabilities announced at `initialize`, before the position encoding and the hooks of
