@@ -57,7 +57,9 @@ final class InlayHintTests: XCTestCase {
     /// Neovim asks for the whole buffer's hints: in a file of many games the answer holds those
     /// of the first games of the range, and a range further on gets its own.
     func testAWholeDocumentRangeHasTheHintsOfItsFirstGames() async throws {
-        let game = "[Event \"x\"]\n\n1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] } *\n\n"
+        // Each side's second clock shows the time its move took (the first has none to compare).
+        let game =
+            "[Event \"x\"]\n\n1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] } 2. Nf3 { [%clk 0:02:55] } Nc6 { [%clk 0:02:50] } *\n\n"
         let count = 300
         let client = try await TestClient.pgn(String(repeating: game, count: count))
         func clocks(_ from: Int, _ to: Int) async throws -> [Int] {

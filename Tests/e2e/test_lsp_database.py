@@ -1,4 +1,5 @@
 """Saving games from the editor into an OCGDB database, read back with Python's sqlite3."""
+import os
 import re
 import sqlite3
 import time
@@ -186,5 +187,24 @@ def test_a_locked_database_makes_a_save_wait_then_fail(tmp_path):
             holder.close()
         result = client.request("workspace/executeCommand", {"command": "pgn.saveGame", "arguments": [uri, 1]})
         assert result["stored"] == 1
+    finally:
+        client.close()
+
+
+def test_a_database_path_under_the_home_folder_follows_home(tmp_path):
+    # `~/` is the folder `$HOME` names (a sandboxed editor, a test), not the account's.
+    home = tmp_path / "home"
+    (home / "chess").mkdir(parents=True)
+    client = LSPClient(env=dict(os.environ, HOME=str(home)))
+    try:
+        params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+                  "initializationOptions": {"pgn": {"database": {"path": "~/chess/mine.db3"}}}}
+        client.request("initialize", params)
+        client.notify("initialized", {})
+        uri = (tmp_path / "sample.pgn").as_uri()
+        client.open(uri, SAMPLE)
+        result = client.request("workspace/executeCommand", {"command": "pgn.saveAllGames", "arguments": [uri]})
+        assert result["stored"] >= 1, result
+        assert len(games(home / "chess" / "mine.db3")) == result["stored"]
     finally:
         client.close()

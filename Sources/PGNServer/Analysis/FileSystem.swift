@@ -17,6 +17,13 @@ struct FileIdentity: Hashable, Sendable {
 /// paths are bytes (a name need not be UTF-8), what a path names is asked without following a
 /// link unless said, and files are read through one descriptor, their size known before.
 enum FileSystem {
+    /// The user's home folder: `$HOME` when it is an absolute path (a sandboxed editor or a test
+    /// sets its own), else the account's.
+    static var home: URL {
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+    }
+
     enum Kind: Sendable { case file, directory, link, other }
 
     /// What `lstat` or `stat` tells of a path.

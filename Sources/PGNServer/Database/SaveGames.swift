@@ -26,8 +26,7 @@ extension PGNLanguageServer {
         }
         if setting.hasPrefix("/") { return setting }
         if setting.hasPrefix("~/") {
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(setting.dropFirst(2)))
-                .path
+            return FileSystem.home.appendingPathComponent(String(setting.dropFirst(2))).path
         }
         let folder =
             workspaceRoots(context.session).first

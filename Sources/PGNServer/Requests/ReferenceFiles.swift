@@ -43,12 +43,9 @@ enum ReferenceFiles {
             candidates.append(
                 Candidate(base: URL(fileURLWithPath: cache), own: ["pgn-lsp", "positions"], makesBase: true))
         }
-        let environment = ProcessInfo.processInfo.environment
-        let home =
-            environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser
         candidates.append(
-            Candidate(base: home.appendingPathComponent(".cache"), own: ["pgn-lsp", "positions"], makesBase: true))
+            Candidate(
+                base: FileSystem.home.appendingPathComponent(".cache"), own: ["pgn-lsp", "positions"], makesBase: true))
         candidates.append(
             Candidate(
                 base: URL(fileURLWithPath: NSTemporaryDirectory()), own: ["pgn-lsp-\(geteuid())", "positions"],

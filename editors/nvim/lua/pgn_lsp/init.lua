@@ -154,6 +154,7 @@ local function hint_visible_lines(client, bufnr)
       end, 100)
     end,
   })
+end
 
 --- `workspace/inlayHint/refresh` (sent after a review): the hints of every buffer of the client
 --- that shows them are asked for again and drawn anew. Neovim's own handler (0.10, 0.11) may draw
