@@ -375,47 +375,42 @@ extension PGNLanguageServer {
     ) -> [(
         start: Int, deleteCount: Int, data: [Int32]
     )] {
-        // Where each segment's first token is from the last token before it: the part of its
-        // integers that depends on the segments before.
-        func entries(_ segments: [TokenSegment]) -> [(line: Int, character: Int)] {
-            var last = (line: 0, character: 0)
-            return segments.map { segment in
-                guard !segment.tokens.isEmpty else { return (0, 0) }
-                let first = segment.position(0)
-                let entry =
-                    first.line == last.line
-                    ? (0, first.character - last.character) : (first.line - last.line, first.character)
-                last = segment.position(segment.tokens.count - 1)
-                return entry
-            }
+        // Where a segment's first token is from the last token before it: the part of its
+        // integers that depends on the segments before. (No segment is empty.)
+        func entry(_ segments: [TokenSegment], _ k: Int) -> (line: Int, character: Int) {
+            let first = segments[k].position(0)
+            let last = k > 0 ? segments[k - 1].position(segments[k - 1].tokens.count - 1) : (line: 0, character: 0)
+            return first.line == last.line
+                ? (0, first.character - last.character) : (first.line - last.line, first.character)
         }
-        let (oldEntries, newEntries) = (entries(old), entries(new))
         func same(_ i: Int, _ j: Int) -> Bool {
-            guard oldEntries[i] == newEntries[j] else { return false }
+            guard entry(old, i) == entry(new, j) else { return false }
             // The same game's tokens: the same analysis, or one of the same text (a game read
             // again, or another copy of it, has its own).
             if let game = old[i].game, let other = new[j].game { return game === other || game.text == other.text }
             return old[i].game == nil && new[j].game == nil && old[i].tokens == new[j].tokens
         }
         // Where the games of each text are among the old segments (by the text's hash, checked
-        // by `same`): a file may hold the same game more than once.
-        var oldIndices: [Int: [Int]] = [:]
-        oldIndices.reserveCapacity(old.count)
-        for (i, segment) in old.enumerated() {
-            if let game = segment.game { oldIndices[game.text.digest, default: []].append(i) }
-        }
-        /// The first old segment of the text of `new[k]`'s game at `i` or after.
+        // by `same`): a file may hold the same game more than once. Made when a run of segments
+        // is not a replacement of as many others.
+        var oldIndices: [Int: [Int]]?
         func found(_ k: Int, from i: Int) -> Int? {
-            guard let game = new[k].game, let indices = oldIndices[game.text.digest] else { return nil }
+            if oldIndices == nil {
+                var indices: [Int: [Int]] = [:]
+                indices.reserveCapacity(old.count)
+                for (i, segment) in old.enumerated() {
+                    if let game = segment.game { indices[game.text.digest, default: []].append(i) }
+                }
+                oldIndices = indices
+            }
+            guard let game = new[k].game, let indices = oldIndices?[game.text.digest] else { return nil }
             let first = indices.firstIndex(atLeast: i)
             return first < indices.count ? indices[first] : nil
         }
-        // The integer each old segment starts at, and the position of the token before each new one.
-        var starts = [0]
-        starts.reserveCapacity(old.count + 1)
-        for segment in old { starts.append(starts[starts.count - 1] + segment.tokens.integerCount) }
         var edits: [(start: Int, deleteCount: Int, data: [Int32])] = []
         var (i, j) = (0, 0)
+        // The integer old[i] starts at.
+        var start = 0
         // The last token before old[i] and before new[j]: each side's integers are written after it.
         var (beforeOld, beforeNew) = ((line: 0, character: 0), (line: 0, character: 0))
         func last(_ segment: TokenSegment, or before: (line: Int, character: Int)) -> (line: Int, character: Int) {
@@ -425,6 +420,7 @@ extension PGNLanguageServer {
             if i < old.count && j < new.count && same(i, j) {
                 beforeOld = last(old[i], or: beforeOld)
                 beforeNew = last(new[j], or: beforeNew)
+                start += old[i].tokens.integerCount
                 i += 1
                 j += 1
                 continue
@@ -457,8 +453,9 @@ extension PGNLanguageServer {
                 suffix += 1
             }
             if prefix < a.count || prefix < b.count {
-                edits.append((starts[i] + prefix, a.count - prefix - suffix, Array(b[prefix..<(b.count - suffix)])))
+                edits.append((start + prefix, a.count - prefix - suffix, Array(b[prefix..<(b.count - suffix)])))
             }
+            start += a.count
             for segment in old[i..<endOld] { beforeOld = last(segment, or: beforeOld) }
             for segment in new[j..<endNew] { beforeNew = last(segment, or: beforeNew) }
             (i, j) = (endOld, endNew)
