@@ -124,12 +124,9 @@ public struct Parser {
         if !keepsSyntax {
             finished.nodes = []
             finished.tags = []
-        } else if finished.nodes.capacity > finished.nodes.count + finished.nodes.count / 8 {
-            // A game's nodes are kept as long as its document is open: without the room the
-            // appends left (a quarter of them on average).
+        } else {
+            // A game's syntax is kept as long as its document is open.
             finished.nodes = finished.nodes.withoutRoom()
-        }
-        if keepsSyntax && finished.tags.capacity > finished.tags.count + finished.tags.count / 8 {
             finished.tags = finished.tags.withoutRoom()
         }
         games.append(finished)
@@ -582,9 +579,11 @@ public struct Parser {
 }
 
 extension Array {
-    /// A copy without the room appends left: for arrays kept long.
+    /// The array without the room appends left (a quarter of it on average), copied when that
+    /// room is more than an eighth of it: for arrays kept long.
     func withoutRoom() -> [Element] {
-        Array(unsafeUninitializedCapacity: count) { room, initialized in
+        guard capacity > count + count / 8 else { return self }
+        return Array(unsafeUninitializedCapacity: count) { room, initialized in
             _ = room.initialize(from: self)
             initialized = count
         }

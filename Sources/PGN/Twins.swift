@@ -30,7 +30,7 @@ public struct TwinKey: Sendable, Hashable {
         }
         self.identity = identity
         // Kept as long as the game's document is open: without the room the appends left.
-        self.prefixes = prefixes.capacity > prefixes.count + prefixes.count / 8 ? prefixes.withoutRoom() : prefixes
+        self.prefixes = prefixes.withoutRoom()
     }
 
     /// Players, date, round and start position, hashed; nil for a game that names neither player.

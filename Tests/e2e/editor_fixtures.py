@@ -1,5 +1,10 @@
 """What the tests that drive real editors share: the editors' binaries and the games they open."""
+import json
+import os
 import pathlib
+import subprocess
+
+import pytest
 
 # The Seven Tag Roster of an unknown game, and a game of it with movetext.
 ROSTER = """[Event "?"]
@@ -36,3 +41,23 @@ def neovim_binaries() -> dict:
 
 
 NEOVIMS = neovim_binaries()
+
+
+def run_neovim_script(nvim: str, init: str, tmp_path: pathlib.Path, cwd: pathlib.Path, env: dict,
+                      timeout: int) -> dict:
+    """Runs a headless Neovim on the Lua script `init` in `cwd`, with `env` added to the test's
+    environment; the script writes what it saw as JSON to `$PGN_NVIM_OUT` (an `error` member if
+    it failed) and quits. Returns what it saw."""
+    script = tmp_path / "init.lua"
+    script.write_text(init)
+    out = tmp_path / "out.json"
+    env = dict(os.environ, **env, PGN_NVIM_OUT=str(out))
+    try:
+        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(script)], cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"Neovim did not quit within {timeout} s:\n{expired.stdout}\n{expired.stderr}")
+    assert out.exists(), f"Neovim wrote no observations (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    seen = json.loads(out.read_text())
+    assert "error" not in seen, seen["error"]
+    return seen

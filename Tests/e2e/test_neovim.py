@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import ROOT, binary
-from editor_fixtures import FIXABLE, MARKED, NEOVIMS
+from editor_fixtures import FIXABLE, MARKED, NEOVIMS, run_neovim_script
 from test_lsp_explorer import MINE, make_database
 
 PLUGIN = ROOT / "editors" / "nvim"
@@ -468,20 +468,9 @@ def run_neovim(tmp_path: pathlib.Path, settings: dict, version: str = "0.7", ini
     (work / "broadcast.pgn").write_text(BROADCAST)
     if prepare:
         prepare(work)
-    script = tmp_path / "init.lua"
-    script.write_text(init)
-    out = tmp_path / "out.json"
-    env = dict(os.environ, PGN_NVIM_DIR=str(work), PGN_NVIM_OUT=str(out), PGN_NVIM_PLUGIN=str(PLUGIN),
-               PGN_LSP_BIN=str(binary()), PGN_NVIM_SETTINGS=json.dumps(settings), **(env_extra or {}))
-    try:
-        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(script)], cwd=work, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=40)
-    except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"Neovim did not quit within 40 s:\n{timeout.stdout}\n{timeout.stderr}")
-    assert out.exists(), f"Neovim wrote no observations (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    seen = json.loads(out.read_text())
-    assert "error" not in seen, seen["error"]
-    return seen
+    env = dict(PGN_NVIM_DIR=str(work), PGN_NVIM_PLUGIN=str(PLUGIN), PGN_LSP_BIN=str(binary()),
+               PGN_NVIM_SETTINGS=json.dumps(settings), **(env_extra or {}))
+    return run_neovim_script(nvim, init, tmp_path, work, env, timeout=40)
 
 
 def hint_labels(seen: dict) -> list:

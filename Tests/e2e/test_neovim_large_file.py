@@ -4,14 +4,12 @@ player opens a month of online games. The first screen's inlay hints and the who
 diagnostics must arrive and be shown; how long they take is recorded (scripts/bench/open.py
 measures it against the goals), never asserted here."""
 import json
-import os
 import pathlib
-import subprocess
 
 import pytest
 
 from conftest import ROOT, binary
-from editor_fixtures import NEOVIMS
+from editor_fixtures import NEOVIMS, run_neovim_script
 
 PLUGIN = ROOT / "editors" / "nvim"
 LICHESS = ROOT / "Tests" / "Fixtures" / "corpus" / "lichess" / "lichess_db_1000k.pgn"
@@ -132,19 +130,8 @@ def test_a_100_mb_file_in_neovim_0_11_shows_hints_and_diagnostics(large_file, tm
     nvim = NEOVIMS.get("0.11")
     if nvim is None or not pathlib.Path(nvim).exists():
         pytest.fail("Neovim 0.11 is not installed: scripts/bootstrap installs it")
-    script = tmp_path / "init.lua"
-    script.write_text(INIT)
-    out = tmp_path / "out.json"
-    env = dict(os.environ, PGN_NVIM_OUT=str(out), PGN_NVIM_PLUGIN=str(PLUGIN), PGN_LSP_BIN=str(binary()),
-               PGN_NVIM_FILE=str(large_file))
-    try:
-        proc = subprocess.run([nvim, "--headless", "--clean", "-u", str(script)], cwd=tmp_path, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=400)
-    except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"Neovim did not quit within 400 s:\n{timeout.stdout}\n{timeout.stderr}")
-    assert out.exists(), f"Neovim wrote no observations (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    seen = json.loads(out.read_text())
-    assert "error" not in seen, seen["error"]
+    env = dict(PGN_NVIM_PLUGIN=str(PLUGIN), PGN_LSP_BIN=str(binary()), PGN_NVIM_FILE=str(large_file))
+    seen = run_neovim_script(nvim, INIT, tmp_path, tmp_path, env, timeout=400)
     print(json.dumps({key: seen[key] for key in ("read_ms", "hints_ms", "diagnostics_ms", "middle_hints_ms",
                                                   "hover_after_edit_ms")}))
     assert large_file.stat().st_size > 99_000_000

@@ -93,7 +93,7 @@ public struct LineIndex: Sendable, Hashable {
         var low = min(max(line, 0), starts.count - 1)
         guard starts[low] <= clamped else {
             line = self.line(containing: clamped)
-            return position(of: offset, in: bytes, encoding: encoding)
+            return position(of: clamped, onLine: line, in: bytes, encoding: encoding)
         }
         // Galloping: the next offset is most often a few lines on.
         var step = 1
@@ -108,14 +108,22 @@ public struct LineIndex: Sendable, Hashable {
         }
         line = low
         if starts[low] == clamped { return LSPPosition(line: low, character: 0) }
-        return position(of: offset, in: bytes, encoding: encoding)
+        return position(of: clamped, onLine: low, in: bytes, encoding: encoding)
     }
 
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
     /// end of its line.
     public func position(of offset: Int, in bytes: [UInt8], encoding: PositionEncoding) -> LSPPosition {
         let clamped = min(max(offset, 0), bytes.count)
-        let line = line(containing: clamped)
+        return position(of: clamped, onLine: line(containing: clamped), in: bytes, encoding: encoding)
+    }
+
+    /// The position of byte `offset` of the document (clamped already) on `line`, the line holding it.
+    private func position(
+        of clamped: Int, onLine line: Int, in bytes: [UInt8], encoding: PositionEncoding
+    )
+        -> LSPPosition
+    {
         let content = contentRange(ofLine: line, in: bytes)
         let target = widths.characterStart(min(clamped, content.upperBound))
         return LSPPosition(

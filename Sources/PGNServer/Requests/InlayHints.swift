@@ -33,9 +33,11 @@ extension PGNLanguageServer {
                 text.raw("}")
                 count += 1
             }
-            let shown = analysis.games.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
-            let novelties = await novelties(Array(shown.prefix(Self.hintedGames)), uri: document.uri, context)
-            for game in shown.prefix(Self.hintedGames) {
+            let shown = Array(
+                analysis.games.lazy.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
+                    .prefix(Self.hintedGames))
+            let novelties = await novelties(shown, uri: document.uri, context)
+            for game in shown {
                 try context.checkCancellation()
                 let a = game.analysis
                 if let novelty = novelties[game.start], let mark = Self.noveltyHint(novelty, game),
