@@ -50,16 +50,11 @@ public struct SourceText: Sendable {
         var starts = [0]
         starts.reserveCapacity(bytes.count / 40 + 1)
         bytes.withUnsafeBufferPointer { b in
-            var i = 0
+            var i = ByteScan.firstLineBreak(b, from: 0)
             while i < b.count {
-                let c = b[i]
-                if c == 0x0A {
-                    starts.append(i + 1)
-                } else if c == 0x0D {
-                    if i + 1 < b.count && b[i + 1] == 0x0A { i += 1 }
-                    starts.append(i + 1)
-                }
-                i += 1
+                if b[i] == 0x0D && i + 1 < b.count && b[i + 1] == 0x0A { i += 1 }
+                starts.append(i + 1)
+                i = ByteScan.firstLineBreak(b, from: i + 1)
             }
         }
         return starts
@@ -71,56 +66,7 @@ public struct SourceText: Sendable {
     }
 
     /// `isValidUTF8(_:)` on bytes in memory the caller holds.
-    public static func isValidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var i = 0
-        let n = b.count
-        guard let base = b.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        let high: UInt64 = 0x8080_8080_8080_8080
-        while i < n {
-            // Most text is ASCII: 32 bytes at a time while they are, then 8.
-            if i + 32 <= n
-                && (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                    | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
-                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) & high == 0
-            {
-                i += 32
-                continue
-            }
-            if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high == 0 {
-                i += 8
-                continue
-            }
-            let c = b[i]
-            if c < 0x80 {
-                i += 1
-                continue
-            }
-            let length: Int
-            if c & 0xE0 == 0xC0 && c >= 0xC2 {
-                length = 2
-            } else if c & 0xF0 == 0xE0 {
-                length = 3
-            } else if c & 0xF8 == 0xF0 && c <= 0xF4 {
-                length = 4
-            } else {
-                return false
-            }
-            guard i + length <= n else { return false }
-            for k in 1..<length where b[i + k] & 0xC0 != 0x80 { return false }
-            if length == 3 {
-                let scalar = (UInt32(c & 0x0F) << 12) | (UInt32(b[i + 1] & 0x3F) << 6)
-                if scalar < 0x800 || (0xD800...0xDFFF).contains(scalar | UInt32(b[i + 2] & 0x3F)) { return false }
-            }
-            if length == 4 {
-                let high = (UInt32(c & 0x07) << 18) | (UInt32(b[i + 1] & 0x3F) << 12)
-                if high < 0x10000 || high > 0x10FFFF { return false }
-            }
-            i += length
-        }
-        return true
-    }
+    public static func isValidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool { ByteScan.isValidUTF8(b) }
 
     /// The characters of a byte range, decoded by the text's encoding.
     public func string(_ range: Range<Int>) -> String {

@@ -71,6 +71,9 @@ public final class PGNLanguageServer: Sendable {
         registerEngineFeatures()
         registerReferences()
         explorer.log.withLock { [server] in $0 = { type, message in server.log(type, message) } }
+        // The opening names the first document's games are judged by, read while the client
+        // is still sending that document.
+        DispatchQueue.global(qos: .userInitiated).async { OpeningTags.prepare() }
     }
 
     /// The analysis of the document a request names, as the request sees it.

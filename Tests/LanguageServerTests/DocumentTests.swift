@@ -30,6 +30,32 @@ final class DocumentTests: XCTestCase {
         }
     }
 
+    /// A text of megabytes is indexed on two cores (line starts beside wide characters): the
+    /// same index as a short text's, line by line.
+    func testLargeTextsAreIndexedAsSmallOnes() {
+        let copies = (4 << 20) / text.utf8.count + 1
+        let large = Document(uri: "file:///a.pgn", version: 1, text: String(repeating: text, count: copies))
+        let small = Document(uri: "file:///a.pgn", version: 1, text: text)
+        XCTAssertEqual(large.lineCount, 3 * copies + 1)
+        let length = text.utf8.count
+        for copy in [0, 1, copies / 2, copies - 1] {
+            for line in 0..<3 {
+                XCTAssertEqual(
+                    large.lineIndex.lineStarts[3 * copy + line], copy * length + small.lineIndex.lineStarts[line])
+            }
+            for offset in 0..<length {
+                for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
+                    let expected = small.position(of: offset, encoding: encoding)
+                    let position = large.position(of: copy * length + offset, encoding: encoding)
+                    XCTAssertEqual(position, LSPPosition(line: 3 * copy + expected.line, character: expected.character))
+                    XCTAssertEqual(
+                        large.offset(of: position, encoding: encoding),
+                        copy * length + small.offset(of: expected, encoding: encoding))
+                }
+            }
+        }
+    }
+
     func testUTF16PositionsCountSurrogatePairsAsTwo() {
         let document = Document(uri: "file:///a.pgn", version: 1, text: text)
         let expected = [(0, 0), (1, 1), (2, 3), (3, 4), (4, 6), (5, 9), (6, 12), (8, 16), (9, 17)]

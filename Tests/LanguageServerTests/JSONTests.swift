@@ -145,6 +145,31 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try JSONValue(parsing: Array(("\"" + long).utf8) + [0x01, 0x22]), "a control character")
     }
 
+    /// A long string is kept as its UTF-8 bytes (no `String` made of a document's text); it
+    /// reads, compares, hashes and is written as the string it is. Text that is not UTF-8
+    /// becomes U+FFFD as `String` would make it.
+    func testLongStringsAreKeptAsTheirBytes() throws {
+        let text = String(repeating: "[Event \"Café\"]\n1. e4 e5 \\ 😀\t", count: 4_000)
+        let json = JSONValue.string(text).serialized()
+        let message = Array(#"{"uri": "file:///a.pgn", "text": "#.utf8) + json + Array("}".utf8)
+        let read = try JSONValue(parsing: message)
+        guard case .utf8(let bytes)? = read["text"] else { return XCTFail("not kept as bytes: \(read)") }
+        XCTAssertEqual(bytes, Array(text.utf8))
+        XCTAssertEqual(read["text"]?.stringValue, text)
+        XCTAssertEqual(read["text"]?.utf8Value, Array(text.utf8))
+        XCTAssertEqual(read["text"], .string(text))
+        XCTAssertEqual(Set([read["text"]!, .string(text)]).count, 1)
+        XCTAssertEqual(try JSONValue(parsing: read.serialized()), read)
+        // A short string of a long message stays a `String`.
+        guard case .string("file:///a.pgn")? = read["uri"] else { return XCTFail("\(String(describing: read["uri"]))") }
+        // Bytes that are not UTF-8 (a lone continuation byte, a truncated sequence).
+        let invalid = [0x22] + Array(repeating: UInt8(ascii: "a"), count: 70_000) + [0x80, 0x62, 0xE2, 0x82, 0x22]
+        let repaired = try JSONValue(parsing: invalid)
+        XCTAssertEqual(
+            repaired.stringValue, String(repeating: "a", count: 70_000) + "\u{FFFD}b\u{FFFD}")
+        XCTAssertEqual(repaired.utf8Value.map { ByteScanCheck.isValid($0) }, true)
+    }
+
     /// Pieces written one after the other are the serialized text, a long text value being one.
     func testPiecesAreTheSerializedText() throws {
         let tokens = JSONValue.text(Array(("[" + (0..<40_000).map(String.init).joined(separator: ",") + "]").utf8))
@@ -155,4 +180,9 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(try JSONValue(parsing: pieces.flatMap { $0 }), value)
         XCTAssertEqual(JSONValue.integers([1, 2]).serializedPieces(), [Array("[1,2]".utf8)])
     }
+}
+
+/// UTF-8 checked the way `String` checks it.
+private enum ByteScanCheck {
+    static func isValid(_ bytes: [UInt8]) -> Bool { String(validating: bytes, as: UTF8.self) != nil }
 }

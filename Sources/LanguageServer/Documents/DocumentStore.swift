@@ -13,9 +13,12 @@ public struct DocumentStore: Sendable {
 
     /// Opens a document, replacing one already open under the same URI.
     @discardableResult
-    public mutating func open(_ item: TextDocumentItem) -> Document {
-        let document = Document(item)
-        documents[item.uri] = document
+    public mutating func open(_ item: TextDocumentItem) -> Document { open(Document(item)) }
+
+    /// The same for a document already made.
+    @discardableResult
+    public mutating func open(_ document: Document) -> Document {
+        documents[document.uri] = document
         return document
     }
 

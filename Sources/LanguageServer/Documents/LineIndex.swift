@@ -1,3 +1,4 @@
+import Dispatch
 import TextPositions
 
 /// Where each line of a document begins, as byte offsets into its UTF-8 text, and the conversions between
@@ -10,7 +11,30 @@ public struct LineIndex: Sendable, Hashable {
     private var widths: CharacterWidths
 
     public init(_ bytes: [UInt8]) {
+        // A large text's line starts and wide characters are found side by side: a document of
+        // 100 MB is indexed while the client waits for its first screen.
+        guard bytes.count >= 1 << 22 else {
+            self.init(lineStarts: Self.lineStarts(bytes), widths: CharacterWidths(bytes))
+            return
+        }
+        nonisolated(unsafe) var starts: [Int] = []
+        nonisolated(unsafe) var widths: CharacterWidths?
+        DispatchQueue.concurrentPerform(iterations: 2) { task in
+            if task == 0 { starts = Self.lineStarts(bytes) } else { widths = CharacterWidths(bytes) }
+        }
+        self.init(lineStarts: starts, widths: widths!)
+    }
+
+    private init(lineStarts: [Int], widths: CharacterWidths) {
+        self.lineStarts = lineStarts
+        self.widths = widths
+    }
+
+    /// Where the lines of `bytes` start.
+    private static func lineStarts(_ bytes: [UInt8]) -> [Int] {
         var starts = [0]
+        // About forty bytes a line (a PGN file's are shorter than 80 columns).
+        starts.reserveCapacity(bytes.count / 40 + 1)
         bytes.withUnsafeBufferPointer { buffer in
             let count = buffer.count
             var index = ByteScan.firstLineBreak(buffer, from: 0)
@@ -21,8 +45,7 @@ public struct LineIndex: Sendable, Hashable {
                 index = ByteScan.firstLineBreak(buffer, from: index)
             }
         }
-        lineStarts = starts
-        widths = CharacterWidths(bytes)
+        return starts
     }
 
     public var lineCount: Int { lineStarts.count }

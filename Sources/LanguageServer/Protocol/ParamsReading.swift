@@ -16,6 +16,14 @@ extension JSONValue {
         return value
     }
 
+    /// A string member's UTF-8 bytes (a long one without a copy: `JSONValue.utf8`).
+    func requiredUTF8(_ key: String, of context: String) throws -> [UInt8] {
+        guard let value = try requiredMember(key, of: context).utf8Value else {
+            throw ResponseError(.invalidParams, "\(context).\(key) must be a string")
+        }
+        return value
+    }
+
     func requiredInt(_ key: String, of context: String) throws -> Int {
         guard let value = try requiredMember(key, of: context).intValue else {
             throw ResponseError(.invalidParams, "\(context).\(key) must be an integer")

@@ -95,6 +95,19 @@ extension DidOpenTextDocumentParams {
     }
 }
 
+extension Document {
+    /// The document a `didOpen` notification opens, its text taken as the reader kept it: a
+    /// long text is not copied again.
+    public init(didOpen json: JSONValue) throws {
+        let item = try json.requiredMember("textDocument", of: "params")
+        self.init(
+            uri: try item.requiredString("uri", of: "textDocument"),
+            languageID: try item.optionalString("languageId", of: "textDocument") ?? "",
+            version: try item.requiredInt("version", of: "textDocument"),
+            bytes: try item.requiredUTF8("text", of: "textDocument"))
+    }
+}
+
 extension DidChangeTextDocumentParams {
     public init(json: JSONValue) throws {
         let document = try json.requiredMember("textDocument", of: "params")

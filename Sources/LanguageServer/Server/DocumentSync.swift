@@ -5,12 +5,12 @@ extension Server {
         let event: DocumentEvent
         switch method {
         case "textDocument/didOpen":
-            let item = try DidOpenTextDocumentParams(json: params).textDocument
+            let opened = try Document(didOpen: params)
             let (document, wasOpen) = state.withLock { state in
-                let wasOpen = state.documents[item.uri] != nil
-                return (state.documents.open(item), wasOpen)
+                let wasOpen = state.documents[opened.uri] != nil
+                return (state.documents.open(opened), wasOpen)
             }
-            if wasOpen { log(.warning, "\(item.uri) was opened again; its text is replaced") }
+            if wasOpen { log(.warning, "\(opened.uri) was opened again; its text is replaced") }
             event = .opened(document)
         case "textDocument/didChange":
             let change = try DidChangeTextDocumentParams(json: params)

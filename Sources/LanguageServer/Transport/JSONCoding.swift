@@ -32,6 +32,7 @@ extension JSONValue: Codable {
         case .object(let value): try container.encode(value)
         case .integers(let value): try container.encode(value)
         case .text: try container.encode(resolved)
+        case .utf8(let value): try container.encode(String(decoding: value, as: UTF8.self))
         }
     }
 }

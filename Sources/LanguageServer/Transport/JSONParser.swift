@@ -82,7 +82,7 @@ private struct JSONParser {
         switch bytes[index] {
         case ASCII.openBrace: return try parseObject()
         case ASCII.openBracket: return try parseArray()
-        case ASCII.quote: return .string(try parseString())
+        case ASCII.quote: return try parseStringValue()
         case UInt8(ascii: "t"):
             try expectLiteral("true")
             return .bool(true)
@@ -231,6 +231,82 @@ private struct JSONParser {
         }
         if let failure { throw failure }
         return string
+    }
+
+    /// A string value: a `String`, or its bytes when it is long (`JSONValue.utf8`).
+    mutating func parseStringValue() throws(JSONParseError) -> JSONValue {
+        let start = index + 1
+        // Where the string ends, looked for up to `longString` bytes.
+        var end = ByteScan.firstQuoteBackslashOrControl(bytes, from: start)
+        while end < bytes.count, bytes[end] == ASCII.backslash, end - start < JSONValue.longString {
+            end = ByteScan.firstQuoteBackslashOrControl(bytes, from: min(end + 2, bytes.count))
+        }
+        guard end - start >= JSONValue.longString else { return .string(try parseString()) }
+        return .utf8(try parseLongString())
+    }
+
+    /// A long string's bytes, read in one pass into room for the rest of the message (the pages
+    /// left unwritten are never touched), then checked as UTF-8: a document's text, which as
+    /// a `String` would be read once more to find its end and once more to check it.
+    mutating func parseLongString() throws(JSONParseError) -> [UInt8] {
+        index += 1
+        var failure: JSONParseError?
+        let source = bytes.baseAddress!
+        var result = [UInt8](unsafeUninitializedCapacity: bytes.count - index) { room, count in
+            count = 0
+            let target = room.baseAddress!
+            var written = 0
+            while true {
+                let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index)
+                (target + written).initialize(from: source + index, count: end - index)
+                written += end - index
+                index = end
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case ASCII.quote:
+                    index += 1
+                    count = written
+                    return
+                case ASCII.backslash:
+                    // A line break or a quote, nearly always.
+                    if index + 1 < bytes.count {
+                        let simple: UInt8? =
+                            switch bytes[index + 1] {
+                            case UInt8(ascii: "n"): 0x0A
+                            case ASCII.quote: ASCII.quote
+                            case ASCII.backslash: ASCII.backslash
+                            default: nil
+                            }
+                        if let simple {
+                            target[written] = simple
+                            written += 1
+                            index += 2
+                            continue
+                        }
+                    }
+                    do throws(JSONParseError) {
+                        // An escape is never shorter than what it stands for in UTF-8.
+                        UTF8.encode(try parseEscape()) { unit in
+                            target[written] = unit
+                            written += 1
+                        }
+                    } catch {
+                        failure = error
+                        return
+                    }
+                default:
+                    failure = self.error("control character in a string")
+                    return
+                }
+            }
+            failure = self.error("unterminated string")
+        }
+        if let failure { throw failure }
+        // Text that is not UTF-8 is read as `String` reads it (U+FFFD for what is not).
+        if !result.withUnsafeBufferPointer({ ByteScan.isValidUTF8($0) }) {
+            result = Array(String(decoding: result, as: UTF8.self).utf8)
+        }
+        return result
     }
 
     /// The character an escape (`\n`, `\u00e9`, a surrogate pair) stands for; a lone half of a

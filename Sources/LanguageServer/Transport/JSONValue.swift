@@ -15,6 +15,13 @@ public enum JSONValue: Sendable {
     /// objects (the outline or code lenses of a 100 MB document) is written at once instead of
     /// built as dictionaries. Read back (the accessors, `==`) by parsing it.
     case text([UInt8])
+    /// A string kept as its UTF-8 bytes (valid UTF-8): a document's text of up to gigabytes,
+    /// which as a `String` would be checked and copied once more on its way to the document.
+    /// The reader makes one of a string longer than `JSONValue.longString`.
+    case utf8([UInt8])
+
+    /// The length in bytes from which the reader keeps a string as `utf8`.
+    public static let longString = 1 << 16
 }
 
 extension JSONValue: Hashable {
@@ -31,6 +38,8 @@ extension JSONValue: Hashable {
         case (.integer(let a), .integer(let b)): return a == b
         case (.double(let a), .double(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
+        case (.utf8(let a), .utf8(let b)): return a == b
+        case (.string(let a), .utf8(let b)), (.utf8(let b), .string(let a)): return a.utf8.elementsEqual(b)
         case (.object(let a), .object(let b)): return a == b
         case (.integers(let a), .integers(let b)): return a == b
         case (let a, let b):
@@ -46,6 +55,7 @@ extension JSONValue: Hashable {
         case .integer(let value): hasher.combine(value)
         case .double(let value): hasher.combine(value)
         case .string(let value): hasher.combine(value)
+        case .utf8(let value): hasher.combine(String(decoding: value, as: UTF8.self))
         case .object(let value): hasher.combine(value)
         case .array, .integers, .text: hasher.combine(arrayValue)
         }
@@ -89,8 +99,20 @@ extension JSONValue {
     }
 
     public var stringValue: String? {
-        if case .string(let value) = resolved { return value }
-        return nil
+        switch resolved {
+        case .string(let value): return value
+        case .utf8(let value): return String(decoding: value, as: UTF8.self)
+        default: return nil
+        }
+    }
+
+    /// A string's UTF-8 bytes: those the reader kept (`utf8`), without a copy.
+    public var utf8Value: [UInt8]? {
+        switch resolved {
+        case .string(let value): return Array(value.utf8)
+        case .utf8(let value): return value
+        default: return nil
+        }
     }
 
     public var arrayValue: [JSONValue]? {

@@ -39,6 +39,7 @@ extension JSONValue {
                 // JSON has no infinities or NaN.
                 current.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
             case .string(let value): JSONValue.writeString(value, to: &current)
+            case .utf8(let value): value.withUnsafeBufferPointer { JSONValue.writeString($0, to: &current) }
             case .array(let elements):
                 current.append(UInt8(ascii: "["))
                 for (position, element) in elements.enumerated() {
@@ -95,18 +96,19 @@ extension JSONValue {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func writeString(_ string: String, to output: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { writeString($0, to: &output) }
+    }
+
+    /// The same for a string's UTF-8 bytes.
+    static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         // Most strings need no escape: their bytes go out at once.
-        var string = string
-        let plain = string.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return false
-            }
+        guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
             output.append(contentsOf: bytes)
-            return true
+            return output.append(UInt8(ascii: "\""))
         }
-        if plain { return output.append(UInt8(ascii: "\"")) }
-        for byte in string.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

@@ -47,6 +47,11 @@ public enum OpeningTags {
         return passed.contains { Self.family($0.eco).map(families.contains) ?? false }
     }
 
+    /// Makes the index of the list's names now, which the first game judged would otherwise
+    /// make while the other cores wait for it: a server does it when it starts, before the
+    /// first document arrives.
+    public static func prepare() { _ = NameIndex.shared }
+
     /// The words of an opening's name, as they are compared: case, accents and German spellings
     /// folded (`Grünfeld`, `Gruenfeld` and `Grunfeld` are one), possessives and what stands in
     /// parentheses dropped, aliases written out, move numbers and the words every name has
