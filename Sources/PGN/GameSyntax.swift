@@ -131,6 +131,27 @@ public struct GameSyntax: Sendable {
         self.resultIndex = resultIndex
     }
 
+    /// Moves every range by `delta` bytes: the syntax of a game read within a larger text, made
+    /// relative to the game's first byte.
+    public mutating func shift(by delta: Int) {
+        guard delta != 0 else { return }
+        range = Self.move(range, by: delta)
+        tags.withUnsafeMutableBufferPointer { tags in
+            for k in tags.indices {
+                tags[k].range = Self.move(tags[k].range, by: delta)
+                tags[k].nameRange = Self.move(tags[k].nameRange, by: delta)
+                if let value = tags[k].valueRange { tags[k].valueRange = Self.move(value, by: delta) }
+            }
+        }
+        nodes.withUnsafeMutableBufferPointer { nodes in
+            for k in nodes.indices { nodes[k].range = Self.move(nodes[k].range, by: delta) }
+        }
+    }
+
+    private static func move(_ range: Range<Int>, by delta: Int) -> Range<Int> {
+        (range.lowerBound + delta)..<(range.upperBound + delta)
+    }
+
     /// Where a game is pointed at as a whole (a diagnostic about it, its outline entry): its
     /// first tag, else its first movetext token, else its range.
     public var label: Range<Int> { tags.first?.range ?? nodes.first?.range ?? range }

@@ -67,6 +67,14 @@ public struct Parser {
         run()
     }
 
+    /// The games read, handed over: the parser keeps none, so the caller's are the only copy
+    /// (changing them copies nothing).
+    public mutating func takeGames() -> [GameSyntax] {
+        let taken = games
+        games = []
+        return taken
+    }
+
     /// The brace comments whose end was found only by reading on past them (`Lexer.longComments`).
     public var longComments: [Lexer.LongComment] { lexer.longComments }
 

@@ -193,6 +193,46 @@ final class IncrementalAnalysisTests: XCTestCase {
         }
     }
 
+    /// A whole text's reading keeps the syntax its cut read for each game without a problem
+    /// (`PGNAnalyzer.cutIntoGames`); that syntax is the one the game's own text gives, and a
+    /// game with a problem is read on its own: every game's syntax and diagnostics are those
+    /// of its text, in corpus files, in pieces of several megabytes and after random edits.
+    func testEachGameHasTheSyntaxOfItsOwnText() throws {
+        func check(_ text: String, _ name: String) {
+            let document = Document(uri: "file:///cut.pgn", version: 1, text: text)
+            let analysis = PGNAnalyzer(incremental: false).analysis(of: document)
+            for (k, game) in analysis.games.enumerated() {
+                let own = Array(document.bytes[game.range])
+                let parser = own.withUnsafeBufferPointer { Parser($0) }
+                let expected = parser.games.first ?? GameSyntax(range: 0..<own.count)
+                let syntax = game.analysis.syntax
+                guard
+                    syntax.range == expected.range && syntax.tags == expected.tags && syntax.nodes == expected.nodes
+                        && syntax.resultIndex == expected.resultIndex
+                else { return XCTFail("\(name): game \(k) at \(game.start) is read otherwise on its own") }
+                let alone = PGNAnalyzer(incremental: false).analysis(
+                    of: Document(uri: "file:///game.pgn", version: 1, bytes: own))
+                guard alone.games.count == 1 else { continue }
+                XCTAssertEqual(
+                    game.analysis.diagnostics, alone.games[0].analysis.diagnostics, "\(name): game \(k)")
+            }
+        }
+        var random = SplitMix64(seed: 500)
+        for path in Self.available(Self.files).map(\.element) {
+            let text = try Self.corpus(path)
+            check(text, path)
+            var document = Document(uri: "file:///edited.pgn", version: 1, text: text)
+            for version in 2..<40 {
+                document.apply([Self.randomChange(document, &random)], version: version, encoding: .utf8)
+            }
+            check(document.text, path + " (edited)")
+        }
+        // Pieces of several megabytes, read on every core.
+        if let file = Self.available(["lichess/lichess_db_1000k.pgn"]).first {
+            check(String(repeating: try Self.corpus(file.element), count: 5), "five copies of 1 MB")
+        }
+    }
+
     func testBurstsOfEditsReadOnce() throws {
         for (k, path) in Self.available(Self.files).prefix(8) {
             let text = try Self.corpus(path)

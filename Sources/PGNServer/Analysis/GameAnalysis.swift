@@ -35,19 +35,27 @@ public final class GameAnalysis: Sendable {
     /// The number of bytes of its text.
     public let length: Int
 
-    init(text: GameText) {
+    /// The analysis of a game's text; `parsed`: its syntax (relative to its first byte) when it
+    /// was read already, without a problem, within the whole text (`PGNAnalyzer.cutIntoGames`).
+    init(text: GameText, parsed: GameSyntax? = nil) {
         self.text = text
         let bytes = text.bytes
         length = bytes.count
         source = SourceText(bytes)
-        let parser = bytes.withUnsafeBufferPointer { Parser($0) }
-        syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
+        var parserDiagnostics: [Diagnostic] = []
+        if let parsed {
+            syntax = parsed
+        } else {
+            let parser = bytes.withUnsafeBufferPointer { Parser($0) }
+            syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
+            parserDiagnostics = parser.diagnostics
+        }
         let replayer = GameReplay(source: source, syntax: syntax, index: 0)
         let replay = replayer.run(keepMoves: false)
         twinKey = TwinKey(replayer)
         tagNames = TagNames(replayer)
         start = replay.start
-        diagnostics = parser.diagnostics + replay.diagnostics
+        diagnostics = parserDiagnostics + replay.diagnostics
         played = replay.playedNodes.map { UInt32(truncatingIfNeeded: $0) }
         opening = replay.opening
     }
@@ -210,6 +218,10 @@ struct GameCut {
     /// Diagnostics outside every game, in the order the parser found them.
     var outside: [Diagnostic]
     var longComments: [Lexer.LongComment]
+    /// Each game's syntax, relative to its first byte, as the cut read it; nil for a game the
+    /// parser found a problem in, which is read again on its own (its diagnostics are then
+    /// those of its own text). Empty when the cut kept no syntax.
+    var syntaxes: [GameSyntax?] = []
 }
 
 /// Reads documents into `DocumentAnalysis` values and keeps the latest ones of each, with a
@@ -417,7 +429,9 @@ public final class PGNAnalyzer: Sendable {
     /// Where the games of a text are, and the problems outside every game (text between
     /// games); those inside a game come from the game's own reading, which is cached. A large
     /// text is cut at tag sections (as `pgn-lsp check` cuts files) and read on every core.
-    static func cutIntoGames(_ bytes: [UInt8]) -> GameCut {
+    /// `keepingSyntax`: each game's syntax is kept for its analysis (`GameCut.syntaxes`), which
+    /// then does not read the game again.
+    static func cutIntoGames(_ bytes: [UInt8], keepingSyntax: Bool = false) -> GameCut {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var cuts = [0]
         if bytes.count > 4 << 20 && cores > 1 {
@@ -446,12 +460,37 @@ public final class PGNAnalyzer: Sendable {
         bytes.withUnsafeBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
             DispatchQueue.concurrentPerform(iterations: pieces) { k in
-                let parser = Parser(
+                var parser = Parser(
                     UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k],
-                    keepingSyntax: false)
-                let ranges = parser.games.map(\.range)
-                let outside = parser.diagnostics.filter { !inside(ranges, $0.range.lowerBound) }
-                results[k] = GameCut(ranges: ranges, outside: outside, longComments: parser.longComments)
+                    keepingSyntax: keepingSyntax)
+                var games = parser.takeGames()
+                let ranges = games.map(\.range)
+                var outside: [Diagnostic] = []
+                // The games the parser found a problem in.
+                var troubled = Set<Int>()
+                for diagnostic in parser.diagnostics {
+                    let after = ranges.firstIndex(atLeast: diagnostic.range.lowerBound + 1, by: \.lowerBound)
+                    if after > 0 && ranges[after - 1].contains(diagnostic.range.lowerBound) {
+                        troubled.insert(after - 1)
+                    } else {
+                        outside.append(diagnostic)
+                    }
+                }
+                var syntaxes: [GameSyntax?] = []
+                if keepingSyntax {
+                    syntaxes.reserveCapacity(games.count)
+                    for index in games.indices {
+                        if troubled.contains(index) {
+                            syntaxes.append(nil)
+                        } else {
+                            games[index].shift(by: -games[index].range.lowerBound)
+                            syntaxes.append(games[index])
+                        }
+                    }
+                }
+                games = []
+                results[k] = GameCut(
+                    ranges: ranges, outside: outside, longComments: parser.longComments, syntaxes: syntaxes)
             }
         }
         var cut = GameCut(ranges: [], outside: [], longComments: [])
@@ -465,6 +504,7 @@ public final class PGNAnalyzer: Sendable {
             }
             cut.ranges += piece.ranges
             cut.longComments += piece.longComments
+            cut.syntaxes += piece.syntaxes
         }
         return cut
     }
@@ -472,9 +512,10 @@ public final class PGNAnalyzer: Sendable {
     /// The whole text cut into games.
     private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
         let bytes = document.bytes
-        let cut = Self.cutIntoGames(bytes)
+        var cut = Self.cutIntoGames(bytes, keepingSyntax: true)
         let texts = Self.texts(of: cut.ranges, in: bytes)
-        let analyses = Self.analyses(of: texts) { cache[$0] }
+        let analyses = Self.analyses(of: texts, parsed: cut.syntaxes) { cache[$0] }
+        cut.syntaxes = []
         let games = zip(cut.ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
         let r = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
         return r
@@ -652,8 +693,10 @@ public final class PGNAnalyzer: Sendable {
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are
-    /// independent).
-    private static func analyses(of texts: [GameText], known: (GameText) -> GameAnalysis?) -> [GameAnalysis] {
+    /// independent), from the syntax `parsed` has for them, if any.
+    private static func analyses(
+        of texts: [GameText], parsed: [GameSyntax?] = [], known: (GameText) -> GameAnalysis?
+    ) -> [GameAnalysis] {
         nonisolated(unsafe) let fresh = UnsafeMutableBufferPointer<GameAnalysis?>.allocate(capacity: texts.count)
         fresh.initialize(repeating: nil)
         defer {
@@ -665,7 +708,10 @@ public final class PGNAnalyzer: Sendable {
             if let analysis = known(text) { fresh[index] = analysis } else { unknown.append(index) }
         }
         let missing = unknown
-        forEachOnEveryCore(missing.count) { k in fresh[missing[k]] = GameAnalysis(text: texts[missing[k]]) }
+        forEachOnEveryCore(missing.count) { k in
+            let index = missing[k]
+            fresh[index] = GameAnalysis(text: texts[index], parsed: index < parsed.count ? parsed[index] : nil)
+        }
         return fresh.map { $0! }
     }
 
