@@ -170,15 +170,34 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(repaired.utf8Value.map { ByteScanCheck.isValid($0) }, true)
     }
 
-    /// Pieces written one after the other are the serialized text, a long text value being one.
+    /// Pieces written one after the other are the serialized text, a long text value being one
+    /// and a stream another, made as it is written.
     func testPiecesAreTheSerializedText() throws {
-        let tokens = JSONValue.text(Array(("[" + (0..<40_000).map(String.init).joined(separator: ",") + "]").utf8))
-        let value: JSONValue = ["id": 3, "result": ["data": tokens, "resultId": "7"], "list": [1, "two", .null]]
+        let numbers = (0..<40_000).map(String.init).joined(separator: ",")
+        let tokens = JSONValue.text(Array(("[" + numbers + "]").utf8))
+        let streamed = JSONValue.stream(
+            JSONStream(length: numbers.utf8.count + 2) { emit in
+                emit(Array("[".utf8)) && emit(Array(numbers.utf8.prefix(1000)))
+                    && emit(Array(numbers.utf8.dropFirst(1000)))
+                    && emit(Array("]".utf8))
+            })
+        let value: JSONValue = [
+            "id": 3, "result": ["data": tokens, "resultId": "7"], "list": [1, "two", .null], "more": streamed,
+        ]
         let pieces = value.serializedPieces()
-        XCTAssertEqual(pieces.flatMap { $0 }, value.serialized())
-        XCTAssertEqual(pieces.count, 3, "before the long text, the text, after it")
-        XCTAssertEqual(try JSONValue(parsing: pieces.flatMap { $0 }), value)
-        XCTAssertEqual(JSONValue.integers([1, 2]).serializedPieces(), [Array("[1,2]".utf8)])
+        func text(_ piece: JSONPiece) -> [UInt8] {
+            switch piece {
+            case .bytes(let bytes): bytes
+            case .stream(let stream): stream.bytes
+            }
+        }
+        XCTAssertEqual(pieces.flatMap(text), value.serialized())
+        XCTAssertEqual(pieces.map(\.count), pieces.map { text($0).count })
+        XCTAssertEqual(pieces.count, 5, "before the stream, the stream, between, the long text, after it")
+        XCTAssertEqual(try JSONValue(parsing: pieces.flatMap(text)), value)
+        XCTAssertEqual(streamed, tokens)
+        XCTAssertEqual(streamed.arrayValue?.count, 40_000)
+        XCTAssertEqual(JSONValue.integers([1, 2]).serializedPieces().flatMap(text), Array("[1,2]".utf8))
     }
 }
 

@@ -182,6 +182,27 @@ final class SemanticTokensTests: XCTestCase {
         }
     }
 
+    /// The whole document's tokens are written a few hundred games at a time, each game's
+    /// tokens made again from its summary: they are those a range over every line gives, which
+    /// are written at once, in every encoding, across many pieces, with the text between games.
+    func testTheWholeTokensWrittenInPiecesAreThoseOfEveryLine() async throws {
+        let text = String(repeating: Self.text, count: 700)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        let one = try await fresh(Self.text).count
+        for encoding in ["utf-8", "utf-16", "utf-32"] {
+            let client = TestClient { PGNLanguageServer(server: $0).register() }
+            try await client.initialize(positionEncodings: [encoding])
+            client.open(uri, text)
+            let whole = integers(try await tokens(client, "full")["data"])
+            let range: JSONValue = [
+                "start": ["line": 0, "character": 0], "end": ["line": .integer(lines), "character": 0],
+            ]
+            let every = integers(try await tokens(client, "range", ["range": range])["data"])
+            XCTAssertEqual(whole, every, encoding)
+            XCTAssertEqual(whole.count, 700 * one, encoding)
+        }
+    }
+
     /// Relative data as absolute tokens: [line, column, length, type, modifiers].
     private func absolute(_ data: [Int]) -> [[Int]] {
         var line = 0

@@ -98,7 +98,7 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
         let header = frameHeader(length: pieces.reduce(0) { $0 + $1.count })
         writer.async { [self] in
             guard !state.withLock({ $0.closed || $0.outputBroken }) else { return }
-            if !(writeAll(header) && pieces.allSatisfy { writeAll($0) }) {
+            if !(writeAll(header) && pieces.allSatisfy { writePiece($0) }) {
                 state.withLock { $0.outputBroken = true }
                 standardErrorWrite(
                     "pgn-lsp: cannot write to the client (\(String(cString: strerror(errno)))); output stops\n")
@@ -109,6 +109,29 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
     public func close() {
         // Frames queued before this call are written first: the queue is first in, first out.
         writer.sync { state.withLock { $0.closed = true } }
+    }
+
+    /// Writes a piece of a message: its bytes, or those of a stream as it makes them (exactly
+    /// the length the header announced: what is missing is made up by spaces, which JSON
+    /// reads as nothing, and what is too many is cut, the rest of the stream unmade).
+    private func writePiece(_ piece: JSONPiece) -> Bool {
+        switch piece {
+        case .bytes(let bytes): return writeAll(bytes)
+        case .stream(let stream):
+            var left = stream.length
+            let written = stream.produce { bytes in
+                guard left > 0 else { return bytes.isEmpty }
+                let part = bytes.count <= left ? bytes : Array(bytes[..<left])
+                left -= part.count
+                return writeAll(part)
+            }
+            guard written || left == 0 else { return false }
+            if left > 0 {
+                standardErrorWrite("pgn-lsp: a response was \(left) bytes short of its length; spaces stand for them\n")
+                return writeAll([UInt8](repeating: 0x20, count: left))
+            }
+            return true
+        }
     }
 
     private func writeAll(_ bytes: [UInt8]) -> Bool {

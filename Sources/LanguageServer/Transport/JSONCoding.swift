@@ -31,7 +31,7 @@ extension JSONValue: Codable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         case .integers(let value): try container.encode(value)
-        case .text: try container.encode(resolved)
+        case .text, .stream: try container.encode(resolved)
         case .utf8(let value): try container.encode(String(decoding: value, as: UTF8.self))
         }
     }

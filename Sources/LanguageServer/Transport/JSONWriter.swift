@@ -1,3 +1,18 @@
+/// A piece of a message's text (`JSONValue.serializedPieces`): bytes, or text made as it is
+/// written.
+public enum JSONPiece: Sendable {
+    case bytes([UInt8])
+    case stream(JSONStream)
+
+    /// Its length in bytes.
+    public var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .stream(let stream): stream.length
+        }
+    }
+}
+
 extension JSONValue {
     /// The compact JSON text of the value as UTF-8, members in sorted order so that output is reproducible.
     public func serialized() -> [UInt8] {
@@ -7,12 +22,13 @@ extension JSONValue {
     }
 
     /// The same text in pieces, written one after the other: a long `text` value (a 100 MB
-    /// document's semantic tokens) is a piece of its own, shared instead of copied.
-    public func serializedPieces() -> [[UInt8]] {
+    /// document's outline) is a piece of its own, shared instead of copied, and a `stream`
+    /// (its semantic tokens) is made as it is written.
+    public func serializedPieces() -> [JSONPiece] {
         var sink = PieceSink()
         sink.write(self)
-        sink.pieces.append(sink.current)
-        return sink.pieces.filter { !$0.isEmpty }
+        sink.pieces.append(.bytes(sink.current))
+        return sink.pieces.filter { $0.count > 0 }
     }
 
     public func write(to output: inout [UInt8]) {
@@ -24,7 +40,7 @@ extension JSONValue {
 
     /// Where the text goes: `current`, and `pieces` before it when long texts are shared.
     private struct PieceSink {
-        var pieces: [[UInt8]] = []
+        var pieces: [JSONPiece] = []
         var current: [UInt8] = []
         /// Whether a long `text` becomes a piece of its own.
         var sharing = true
@@ -58,11 +74,19 @@ extension JSONValue {
                 current.append(UInt8(ascii: "}"))
             case .text(let bytes):
                 if sharing && bytes.count >= Self.sharedLength {
-                    pieces.append(current)
-                    pieces.append(bytes)
+                    pieces.append(.bytes(current))
+                    pieces.append(.bytes(bytes))
                     current = []
                 } else {
                     current.append(contentsOf: bytes)
+                }
+            case .stream(let stream):
+                if sharing {
+                    pieces.append(.bytes(current))
+                    pieces.append(.stream(stream))
+                    current = []
+                } else {
+                    current.append(contentsOf: stream.bytes)
                 }
             case .integers(let values):
                 current.reserveCapacity(current.count + values.count * 3 + 2)

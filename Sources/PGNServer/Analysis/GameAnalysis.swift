@@ -26,7 +26,7 @@ public final class GameAnalysis: Sendable {
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
-    /// What features derive from the game (its semantic tokens, folds, outline), made when
+    /// What features derive from the game (its semantic tokens' summary, folds, outline), made when
     /// first asked for: a request after an edit recomputes only the games the edit touched.
     let derived = DerivedValues()
 
@@ -98,9 +98,9 @@ final class DerivedValues: Sendable {
     private struct Slots {
         var outline: PGNLanguageServer.GameOutline?
         var folds: [GameFold]?
-        var tokensUTF8: PackedTokens?
-        var tokensUTF16: PackedTokens?
-        var tokensUTF32: PackedTokens?
+        var tokensUTF8: TokenSummary?
+        var tokensUTF16: TokenSummary?
+        var tokensUTF32: TokenSummary?
     }
     private let slots = Locked(Slots())
 
@@ -110,7 +110,7 @@ final class DerivedValues: Sendable {
 
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
-    func tokens(_ encoding: PositionEncoding, _ make: () -> PackedTokens) -> PackedTokens {
+    func tokenSummary(_ encoding: PositionEncoding, _ make: () -> TokenSummary) -> TokenSummary {
         switch encoding {
         case .utf8: value({ $0.tokensUTF8 }, { $0.tokensUTF8 = $1 }, make)
         case .utf16: value({ $0.tokensUTF16 }, { $0.tokensUTF16 = $1 }, make)
@@ -118,7 +118,7 @@ final class DerivedValues: Sendable {
         }
     }
 
-    func hasTokens(_ encoding: PositionEncoding) -> Bool {
+    func hasTokenSummary(_ encoding: PositionEncoding) -> Bool {
         slots.withLock { slots in
             switch encoding {
             case .utf8: slots.tokensUTF8 != nil
@@ -669,18 +669,10 @@ public final class PGNAnalyzer: Sendable {
     /// The texts of the games at `ranges`, copied and hashed on every core.
     static func texts(of ranges: [Range<Int>], in bytes: [UInt8]) -> [GameText] {
         guard ranges.count > 64 else { return ranges.map { GameText(Array(bytes[$0])) } }
-        nonisolated(unsafe) let texts = UnsafeMutableBufferPointer<GameText>.allocate(capacity: ranges.count)
-        defer {
-            texts.deinitialize()
-            texts.deallocate()
-        }
-        bytes.withUnsafeBufferPointer { buffer in
+        return bytes.withUnsafeBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
-            forEachOnEveryCore(ranges.count) { k in
-                (texts.baseAddress! + k).initialize(to: GameText(Array(buffer[ranges[k]])))
-            }
+            return mapOnEveryCore(ranges.count) { k in GameText(Array(buffer[ranges[k]])) }
         }
-        return Array(texts)
     }
 
     /// Calls `body` with each of `0..<count` on every core, in chunks (eight for each core):
@@ -690,6 +682,18 @@ public final class PGNAnalyzer: Sendable {
         DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { part in
             for k in (part * chunk)..<min(count, (part + 1) * chunk) { body(k) }
         }
+    }
+
+    /// `make` of each of `0..<count`, made on every core.
+    static func mapOnEveryCore<Value>(_ count: Int, _ make: @Sendable (Int) -> Value) -> [Value] {
+        nonisolated(unsafe) let values = UnsafeMutableBufferPointer<Value>.allocate(capacity: count)
+        defer {
+            values.deinitialize()
+            values.deallocate()
+        }
+        nonisolated(unsafe) let base = values.baseAddress
+        forEachOnEveryCore(count) { k in (base! + k).initialize(to: make(k)) }
+        return Array(values)
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are

@@ -12,41 +12,54 @@ enum SemanticTokenLegend {
     static let comment = 5
 }
 
-/// Semantic tokens as a game's analysis keeps them for the life of the document: each token's
-/// line from a start, column (from a start column on the first line), length, type and
-/// modifiers, in eight bytes when line, column and length fit in 16 bits (nearly every token
-/// does; a 100 MB file has ten million), else in five integers.
+/// A game's semantic tokens, made when they are needed (a 100 MB file has ten million: a game
+/// keeps only their `TokenSummary`): each token's line from a start, column (from a start
+/// column on the first line), length, type and modifiers, in eight bytes when line, column and
+/// length fit in 16 bits (nearly every token does), else in five integers.
 struct PackedTokens: Sendable, Equatable {
     private var packed: [UInt64] = []
-    /// Five integers a token, used instead of `packed` when a value does not fit.
+    /// Five integers a token, used instead of `packed` once a value does not fit.
     private var wide: [Int32] = []
+
+    init() {}
 
     /// From five integers a token: line, column, length, type, modifiers.
     init(_ data: [Int32]) {
-        var fits = true
+        packed.reserveCapacity(data.count / 5)
         var i = 0
         while i + 4 < data.count {
-            if data[i] < 0 || data[i] > 0xFFFF || data[i + 1] < 0 || data[i + 1] > 0xFFFF || data[i + 2] < 0
-                || data[i + 2] > 0xFFFF || data[i + 3] < 0 || data[i + 3] > 0xFF || data[i + 4] < 0
-                || data[i + 4] > 0xFF
-            {
-                fits = false
-                break
-            }
+            append(
+                line: Int(data[i]), column: Int(data[i + 1]), length: Int(data[i + 2]), type: Int(data[i + 3]),
+                modifiers: Int(data[i + 4]))
             i += 5
         }
-        guard fits else {
-            wide = data
+    }
+
+    mutating func reserveCapacity(_ count: Int) { packed.reserveCapacity(count) }
+
+    mutating func append(line: Int, column: Int, length: Int, type: Int, modifiers: Int) {
+        if wide.isEmpty && (0...0xFFFF).contains(line) && (0...0xFFFF).contains(column)
+            && (0...0xFFFF).contains(length) && (0...0xFF).contains(type) && (0...0xFF).contains(modifiers)
+        {
+            packed.append(
+                UInt64(line) | UInt64(column) << 16 | UInt64(length) << 32 | UInt64(type) << 48
+                    | UInt64(modifiers) << 56)
             return
         }
-        packed.reserveCapacity(data.count / 5)
-        i = 0
-        while i + 4 < data.count {
-            packed.append(
-                UInt64(data[i]) | UInt64(data[i + 1]) << 16 | UInt64(data[i + 2]) << 32 | UInt64(data[i + 3]) << 48
-                    | UInt64(data[i + 4]) << 56)
-            i += 5
+        if wide.isEmpty {
+            var converted: [Int32] = []
+            converted.reserveCapacity(5 * (packed.count + 1))
+            for k in packed.indices {
+                let t = self[k]
+                converted += [Int32(t.line), Int32(t.column), Int32(t.length), Int32(t.type), Int32(t.modifiers)]
+            }
+            packed = []
+            wide = converted
         }
+        wide += [
+            Int32(clamping: line), Int32(clamping: column), Int32(clamping: length), Int32(clamping: type),
+            Int32(clamping: modifiers),
+        ]
     }
 
     /// The number of tokens.
@@ -67,22 +80,77 @@ struct PackedTokens: Sendable, Equatable {
     }
 }
 
-/// A run of a document's semantic tokens: a game's (the tokens its analysis keeps) or the
-/// comments of the text between two games, placed at the line and column where it starts.
+/// What a game's analysis keeps of its semantic tokens in one column encoding: how many there
+/// are, its first token, where its last is, and the length of the JSON text of all but the
+/// first (each after a comma), which does not depend on what stands before the game. The whole
+/// document's tokens are counted from these, then made again game by game as they are written.
+struct TokenSummary: Sendable, Equatable {
+    var count = 0
+    var first = (line: 0, column: 0, length: 0, type: 0, modifiers: 0)
+    var last = (line: 0, column: 0)
+    var restLength = 0
+
+    init(_ tokens: PackedTokens) {
+        count = tokens.count
+        guard count > 0 else { return }
+        first = tokens[0]
+        let end = tokens[count - 1]
+        last = (end.line, end.column)
+        var counter = SemanticTokenWriter(after: first.line, first.column, output: .counting, continuing: true)
+        counter.add(tokens, from: 1, line: 0, character: 0)
+        restLength = counter.textLength
+    }
+
+    static func == (a: TokenSummary, b: TokenSummary) -> Bool {
+        a.count == b.count && a.first == b.first && a.last == b.last && a.restLength == b.restLength
+    }
+}
+
+/// A run of a document's semantic tokens: a game's or the comments of the text between two
+/// games, placed at the line and column where it starts. A game's tokens are made again when
+/// they are read (`tokens`); those of the text between games are kept (a few comments).
 struct TokenSegment: Sendable {
     /// The game the tokens are of; nil for text between games.
     let game: GameAnalysis?
-    /// As `GameAnalysis.semanticTokens` makes them: line from `line`, column (from `character`
-    /// on the first line), length, type, modifiers.
-    let tokens: PackedTokens
+    /// The tokens of text between games.
+    let gapTokens: PackedTokens?
+    let encoding: PositionEncoding
+    let summary: TokenSummary
     let line: Int
     let character: Int
 
-    /// Line and column of token `k`.
-    func position(_ k: Int) -> (line: Int, character: Int) {
-        let token = tokens[k]
-        return (line + token.line, token.column + (token.line == 0 ? character : 0))
+    init(game: GameAnalysis, encoding: PositionEncoding, line: Int, character: Int) {
+        self.game = game
+        gapTokens = nil
+        self.encoding = encoding
+        summary = game.tokenSummary(encoding)
+        self.line = line
+        self.character = character
     }
+
+    init(gap tokens: PackedTokens, encoding: PositionEncoding, line: Int, character: Int) {
+        game = nil
+        gapTokens = tokens
+        self.encoding = encoding
+        summary = TokenSummary(tokens)
+        self.line = line
+        self.character = character
+    }
+
+    /// The tokens, as `GameAnalysis.semanticTokens` makes them: line from `line`, column (from
+    /// `character` on the first line), length, type, modifiers.
+    var tokens: PackedTokens { gapTokens ?? game!.semanticTokens(encoding) }
+
+    var count: Int { summary.count }
+
+    /// Line and column in the document of a token's line and column from the segment's start.
+    func place(_ token: (line: Int, column: Int)) -> (line: Int, character: Int) {
+        (line + token.line, token.column + (token.line == 0 ? character : 0))
+    }
+
+    /// Where its first and last tokens are in the document.
+    var first: (line: Int, character: Int) { place((summary.first.line, summary.first.column)) }
+    var last: (line: Int, character: Int) { place(summary.last) }
 }
 
 /// The last whole set of tokens sent for each document, which `full/delta` requests name by
@@ -100,8 +168,8 @@ final class SemanticTokenResults: Sendable {
     private let state = Locked(State())
 
     /// How many results of a document are kept: a client may name one a few edits old (an
-    /// answer it dropped when the next edit came). Segments share the games' token arrays, so
-    /// an older result costs little beside the latest.
+    /// answer it dropped when the next edit came). Segments hold the games' analyses and token
+    /// summaries, not the tokens, so an older result costs little beside the latest.
     static let kept = 4
 
     /// Keeps `segments` as the document's latest result and returns its id.
@@ -127,44 +195,88 @@ final class SemanticTokenResults: Sendable {
 
 /// The tokens of a document in the protocol's relative form, written in document order.
 struct SemanticTokenWriter {
-    /// What the writer makes of the tokens: integers, or the JSON text of the array of them
-    /// (after a first pass that counts its bytes).
+    /// What the writer makes of the tokens: integers, the length of their JSON text, or that
+    /// text (integers separated by commas, without brackets).
     enum Output {
         case integers
         case counting
         case text
     }
     var data: [Int32] = []
-    /// The JSON text of the integers without their brackets (`.text`), or its length so far
-    /// (`.counting`).
     private(set) var text: [UInt8] = []
     private(set) var textLength = 0
     private let output: Output
     private var line: Int
     private var character: Int
+    /// Whether a comma goes before the next token's integers (text and counting).
+    private var comma: Bool
     /// Tokens on lines outside are left out (a range request).
     let lines: ClosedRange<Int>
 
-    /// A writer whose first token follows a token at `line` and `character`.
-    init(lines: ClosedRange<Int> = 0...Int.max, after line: Int = 0, _ character: Int = 0, output: Output = .integers) {
+    /// A writer whose first token follows a token at `line` and `character`; `continuing`: the
+    /// text goes on after other integers (a comma comes first).
+    init(
+        lines: ClosedRange<Int> = 0...Int.max, after line: Int = 0, _ character: Int = 0, output: Output = .integers,
+        continuing: Bool = false
+    ) {
         self.lines = lines
         self.line = line
         self.character = character
         self.output = output
+        comma = continuing
     }
 
-    /// The JSON array of the whole tokens of `segments`, as text made in one allocation of its
-    /// exact size: the tokens of a 100 MB document are 50 million integers, which as `[Int32]`
-    /// and then as text would take three times the memory.
+    /// The JSON array of the whole tokens of `segments`, written as the client reads it: its
+    /// length is counted from the games' summaries, and the games' tokens are made again a few
+    /// hundred games at a time, on every core, and written at once. The tokens of a 100 MB
+    /// document are fifty million integers, 108 MB of text that is never held whole.
     static func json(_ segments: [TokenSegment]) -> JSONValue {
-        var counter = SemanticTokenWriter(output: .counting)
-        counter.add(segments)
-        var writer = SemanticTokenWriter(output: .text)
-        writer.text.reserveCapacity(counter.textLength + 2)
-        writer.text.append(UInt8(ascii: "["))
-        writer.add(segments)
-        writer.text.append(UInt8(ascii: "]"))
-        return .text(writer.text)
+        var length = 2
+        var previous = (line: 0, character: 0)
+        for (k, segment) in segments.enumerated() {
+            var counter = SemanticTokenWriter(
+                after: previous.line, previous.character, output: .counting, continuing: k > 0)
+            counter.addFirst(of: segment)
+            length += counter.textLength + segment.summary.restLength
+            previous = segment.last
+        }
+        return .stream(
+            JSONStream(length: length) { emit in
+                guard emit([UInt8(ascii: "[")]) else { return false }
+                var previous = (line: 0, character: 0)
+                let chunk = 512
+                for chunkStart in stride(from: 0, to: segments.count, by: chunk) {
+                    let part = Array(segments[chunkStart..<min(segments.count, chunkStart + chunk)])
+                    let rests = PGNAnalyzer.mapOnEveryCore(part.count) { k -> [UInt8] in
+                        let segment = part[k]
+                        let first = segment.summary.first
+                        var writer = SemanticTokenWriter(
+                            after: first.line, first.column, output: .text, continuing: true)
+                        writer.text.reserveCapacity(segment.summary.restLength)
+                        writer.add(segment.tokens, from: 1, line: 0, character: 0)
+                        return writer.text
+                    }
+                    var text: [UInt8] = []
+                    text.reserveCapacity(rests.reduce(0) { $0 + $1.count } + 32 * part.count)
+                    for (k, segment) in part.enumerated() {
+                        var writer = SemanticTokenWriter(
+                            after: previous.line, previous.character, output: .text, continuing: chunkStart + k > 0)
+                        writer.addFirst(of: segment)
+                        text += writer.text
+                        text += rests[k]
+                        previous = segment.last
+                    }
+                    guard emit(text) else { return false }
+                }
+                return emit([UInt8(ascii: "]")])
+            })
+    }
+
+    /// The first token of a segment.
+    private mutating func addFirst(of segment: TokenSegment) {
+        let first = segment.summary.first
+        let (line, character) = segment.place((first.line, first.column))
+        add(line: line, character: character, length: first.length, type: first.type, modifiers: first.modifiers)
     }
 
     mutating func add(line: Int, character: Int, length: Int, type: Int, modifiers: Int) {
@@ -184,9 +296,9 @@ struct SemanticTokenWriter {
         case .counting:
             textLength +=
                 Self.digits(values.0) + Self.digits(values.1) + Self.digits(values.2) + Self.digits(values.3)
-                + Self.digits(values.4) + 5
+                + Self.digits(values.4) + 4 + (comma ? 1 : 0)
         case .text:
-            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            if comma { text.append(UInt8(ascii: ",")) }
             Self.write(values.0, to: &text)
             text.append(UInt8(ascii: ","))
             Self.write(values.1, to: &text)
@@ -197,6 +309,7 @@ struct SemanticTokenWriter {
             text.append(UInt8(ascii: ","))
             Self.write(values.4, to: &text)
         }
+        comma = true
         self.line = line
         self.character = character
     }
@@ -228,35 +341,31 @@ struct SemanticTokenWriter {
         }
     }
 
-    mutating func add(_ segments: some Sequence<TokenSegment>) {
-        for segment in segments {
-            for k in 0..<segment.tokens.count {
-                let (line, character) = segment.position(k)
-                let token = segment.tokens[k]
-                add(
-                    line: line, character: character, length: token.length, type: token.type, modifiers: token.modifiers
-                )
-            }
+    /// Tokens from index `from` on, of a segment placed at `line` and `character`.
+    mutating func add(_ tokens: PackedTokens, from: Int = 0, line: Int, character: Int) {
+        for k in from..<max(from, tokens.count) {
+            let token = tokens[k]
+            add(
+                line: line + token.line, character: token.column + (token.line == 0 ? character : 0),
+                length: token.length, type: token.type, modifiers: token.modifiers)
         }
+    }
+
+    mutating func add(_ segments: some Sequence<TokenSegment>) {
+        for segment in segments { add(segment.tokens, line: segment.line, character: segment.character) }
     }
 }
 
 extension GameAnalysis {
     /// The game's semantic tokens: line (0 = the game's first line), column (on line 0, from
     /// the game's first byte), length, type, modifiers; one token per line of a comment. Made
-    /// once per game and column encoding.
+    /// each time: a game keeps only their summary.
     func semanticTokens(_ encoding: PositionEncoding) -> PackedTokens {
-        derived.tokens(encoding) { makeSemanticTokens(encoding) }
-    }
-
-    /// Whether the game's tokens in `encoding` are made already.
-    func hasSemanticTokens(_ encoding: PositionEncoding) -> Bool { derived.hasTokens(encoding) }
-
-    private func makeSemanticTokens(_ encoding: PositionEncoding) -> PackedTokens {
-        var tokens: [(start: Int, end: Int, type: Int, modifiers: Int)] = []
+        var pieces: [(start: Int, end: Int, type: Int, modifiers: Int)] = []
+        pieces.reserveCapacity(syntax.tags.count * 2 + syntax.nodes.count)
         for tag in syntax.tags {
-            tokens.append((tag.nameRange.lowerBound, tag.nameRange.upperBound, 0, 0))
-            if let value = tag.valueRange { tokens.append((value.lowerBound, value.upperBound, 1, 0)) }
+            pieces.append((tag.nameRange.lowerBound, tag.nameRange.upperBound, 0, 0))
+            if let value = tag.valueRange { pieces.append((value.lowerBound, value.upperBound, 1, 0)) }
         }
         var played = playedNodes.makeIterator()
         var nextPlayed = played.next()
@@ -274,33 +383,42 @@ extension GameAnalysis {
             case .result: type = 6
             case .variationStart, .variationEnd: type = 7
             }
-            tokens.append((node.range.lowerBound, node.range.upperBound, type, modifiers))
+            pieces.append((node.range.lowerBound, node.range.upperBound, type, modifiers))
         }
-        // Escape lines (`%` at a line start) are no node of the game.
-        source.bytes.withUnsafeBufferPointer { bytes in
-            var lexer = Lexer(bytes)
-            while let token = lexer.next() {
-                if token.kind == .escapeLine { tokens.append((token.start, token.end, SemanticTokenLegend.comment, 0)) }
+        // Escape lines (`%` at a line start) are no node of the game; most games have no `%`.
+        if source.bytes.contains(UInt8(ascii: "%")) {
+            source.bytes.withUnsafeBufferPointer { bytes in
+                var lexer = Lexer(bytes)
+                while let token = lexer.next() {
+                    if token.kind == .escapeLine {
+                        pieces.append((token.start, token.end, SemanticTokenLegend.comment, 0))
+                    }
+                }
             }
         }
-        tokens.sort { $0.start < $1.start }
-        var data: [Int32] = []
-        data.reserveCapacity(tokens.count * 5)
+        if !zip(pieces, pieces.dropFirst()).allSatisfy({ $0.start <= $1.start }) { pieces.sort { $0.start < $1.start } }
+        var tokens = PackedTokens()
+        tokens.reserveCapacity(pieces.count)
         var walker = SourceText.Walker(source)
-        for token in tokens {
-            forEachLinePiece(source.bytes, token.start..<token.end) { start, end in
+        for piece in pieces {
+            forEachLinePiece(source.bytes, piece.start..<piece.end) { start, end in
                 let from = walker.position(of: start, in: encoding)
                 let length = walker.position(of: end, in: encoding).column - from.column
                 guard length > 0 else { return }
-                data.append(Int32(clamping: from.line))
-                data.append(Int32(clamping: from.column))
-                data.append(Int32(clamping: length))
-                data.append(Int32(token.type))
-                data.append(Int32(token.modifiers))
+                tokens.append(
+                    line: from.line, column: from.column, length: length, type: piece.type, modifiers: piece.modifiers)
             }
         }
-        return PackedTokens(data)
+        return tokens
     }
+
+    /// What the game keeps of its tokens (`TokenSummary`), made once per column encoding.
+    func tokenSummary(_ encoding: PositionEncoding) -> TokenSummary {
+        derived.tokenSummary(encoding) { TokenSummary(semanticTokens(encoding)) }
+    }
+
+    /// Whether the game's token summary in `encoding` is made already.
+    func hasTokenSummary(_ encoding: PositionEncoding) -> Bool { derived.hasTokenSummary(encoding) }
 }
 
 /// Calls `body` with each line's piece of a byte range (clients take no token over a line break).
@@ -381,12 +499,12 @@ extension PGNLanguageServer {
         // The last token before segment `k`, which its integers are written after. (No
         // segment is empty.)
         func before(_ segments: [TokenSegment], _ k: Int) -> (line: Int, character: Int) {
-            k > 0 ? segments[k - 1].position(segments[k - 1].tokens.count - 1) : (0, 0)
+            k > 0 ? segments[k - 1].last : (0, 0)
         }
         // Where a segment's first token is from the last token before it: the part of its
         // integers that depends on the segments before.
         func entry(_ segments: [TokenSegment], _ k: Int) -> (line: Int, character: Int) {
-            let (first, last) = (segments[k].position(0), before(segments, k))
+            let (first, last) = (segments[k].first, before(segments, k))
             return first.line == last.line
                 ? (0, first.character - last.character) : (first.line - last.line, first.character)
         }
@@ -395,7 +513,7 @@ extension PGNLanguageServer {
             // The same game's tokens: the same analysis, or one of the same text (a game read
             // again, or another copy of it, has its own).
             if let game = old[i].game, let other = new[j].game { return game === other || game.text == other.text }
-            return old[i].game == nil && new[j].game == nil && old[i].tokens == new[j].tokens
+            return old[i].game == nil && new[j].game == nil && old[i].gapTokens == new[j].gapTokens
         }
         // Where the games of each text are among the old segments (by the text's hash, checked
         // by `same`): a file may hold the same game more than once. Made when a run of segments
@@ -420,7 +538,7 @@ extension PGNLanguageServer {
         var start = 0
         while i < old.count || j < new.count {
             if i < old.count && j < new.count && same(i, j) {
-                start += old[i].tokens.integerCount
+                start += old[i].count * 5
                 i += 1
                 j += 1
                 continue
@@ -463,10 +581,10 @@ extension PGNLanguageServer {
     }
 
     /// The document's tokens in segments, of the whole document or of the games and the text
-    /// between them on some lines. Each game's tokens are made once
-    /// (`GameAnalysis.semanticTokens`); only the comments between games are read here.
+    /// between them on some lines. Each game's token summary is made once
+    /// (`GameAnalysis.tokenSummary`); only the comments between games are read here.
     /// `firstTime`: the whole document's tokens asked for without an earlier result (a file just
-    /// opened), when most games have none made yet.
+    /// opened), when most games have no summary made yet.
     func tokenSegments(
         _ analysis: DocumentAnalysis, _ document: Document, _ lines: ClosedRange<Int>?, _ encoding: PositionEncoding,
         firstTime: Bool = false
@@ -514,15 +632,15 @@ extension PGNLanguageServer {
             if !tokens.isEmpty {
                 segments.append(
                     TokenSegment(
-                        game: nil, tokens: PackedTokens(tokens), line: origin.line, character: origin.character))
+                        gap: PackedTokens(tokens), encoding: encoding, line: origin.line, character: origin.character))
             }
         }
-        // The first time, the games' own tokens not made yet are made on every core first (each
+        // The first time, the games' summaries not made yet are made on every core first (each
         // is made once and kept: after an edit only the edited games lack theirs).
         let missing =
-            firstTime ? analysis.games.filter { !$0.analysis.hasSemanticTokens(encoding) } : []
+            firstTime ? analysis.games.filter { !$0.analysis.hasTokenSummary(encoding) } : []
         if missing.count > 256 {
-            PGNAnalyzer.forEachOnEveryCore(missing.count) { _ = missing[$0].analysis.semanticTokens(encoding) }
+            PGNAnalyzer.forEachOnEveryCore(missing.count) { _ = missing[$0].analysis.tokenSummary(encoding) }
         }
         var end = 0
         var line = 0
@@ -533,11 +651,10 @@ extension PGNLanguageServer {
             let range = game.range
             end = range.upperBound
             guard range.overlaps(wanted) || (range.isEmpty && wanted.contains(game.start)) else { continue }
-            let tokens = game.analysis.semanticTokens(encoding)
-            guard !tokens.isEmpty else { continue }
+            guard game.analysis.tokenSummary(encoding).count > 0 else { continue }
             let origin = document.position(of: game.start, encoding: encoding, fromLine: &line)
             segments.append(
-                TokenSegment(game: game.analysis, tokens: tokens, line: origin.line, character: origin.character))
+                TokenSegment(game: game.analysis, encoding: encoding, line: origin.line, character: origin.character))
         }
         between(end..<document.bytes.count)
         return segments
