@@ -35,6 +35,33 @@ func waitForCancellation(_ context: RequestContext, _ observations: Observations
 }
 
 final class DispatchTests: XCTestCase {
+    /// Requests about the whole document that work long without waiting (reading a large file)
+    /// run off the concurrency pool: however many there are, a request about one place is
+    /// answered while they work.
+    func testWholeDocumentRequestsLeaveThePoolToTheOthers() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let client = TestClient { server in
+            server.registerRequest("test/whole", wholeDocument: true) { _, _ in
+                started.signal()
+                _ = release.wait(timeout: .now() + 30)
+                return "whole"
+            }
+            server.registerRequest("test/place") { _, _ in "place" }
+        }
+        try await client.initialize()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let whole = (0...cores).map { _ in client.startRequest("test/whole", [:]) }
+        for _ in whole { XCTAssertEqual(started.wait(timeout: .now() + 30), .success, "every one started") }
+        let place = try await client.result("test/place", [:])
+        XCTAssertEqual(place, "place")
+        for _ in whole { release.signal() }
+        for id in whole {
+            let answer = try await client.response(to: id)
+            XCTAssertEqual(answer, .success("whole"))
+        }
+    }
+
     func testCancelRequestAnswersRequestCancelledAndCancelsTheHandler() async throws {
         let observations = Observations()
         let client = TestClient { server in

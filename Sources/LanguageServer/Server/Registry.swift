@@ -6,6 +6,8 @@ struct Registry {
         var handler: RequestHandler
         var staleOnEdit: Bool
         var priority: TaskPriority?
+        /// A request about the whole document, run off the concurrency pool (`OffPoolExecutor`).
+        var wholeDocument: Bool
     }
 
     var requests: [String: RequestEntry] = [:]
@@ -22,14 +24,16 @@ extension Server {
     /// handler's token is cancelled.
     ///
     /// A request about the whole of a large document (symbols, folds, code lenses, semantic
-    /// tokens) passes `wholeDocument`: it runs at a lower priority, so that the requests about one
-    /// place (hover, completion, inlay hints of the visible lines) and the diagnostics go first.
+    /// tokens) passes `wholeDocument`: it runs at a lower priority and off the concurrency pool
+    /// (`OffPoolExecutor`), so that the requests about one place (hover, completion, inlay hints
+    /// of the visible lines) and the diagnostics go first.
     public func registerRequest(
         _ method: String, staleOnEdit: Bool = true, wholeDocument: Bool = false, handler: @escaping RequestHandler
     ) {
         state.withLock {
             $0.registry.requests[method] = Registry.RequestEntry(
-                handler: handler, staleOnEdit: staleOnEdit, priority: wholeDocument ? .utility : nil)
+                handler: handler, staleOnEdit: staleOnEdit, priority: wholeDocument ? .utility : nil,
+                wholeDocument: wholeDocument)
         }
     }
 

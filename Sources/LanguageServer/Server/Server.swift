@@ -157,15 +157,18 @@ public final class Server: Sendable {
         case .initialize:
             initialize(id: id, params: params)
         case .run(let entry, let context):
-            run(entry.handler, params: params ?? .null, context: context, priority: entry.priority)
+            run(
+                entry.handler, params: params ?? .null, context: context, priority: entry.priority,
+                offPool: entry.wholeDocument)
         }
     }
 
     private func run(
-        _ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext, priority: TaskPriority?
+        _ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext, priority: TaskPriority?,
+        offPool: Bool
     ) {
         inFlight.enter()
-        let task = Task(priority: priority) { [self] in
+        let task = Task(executorPreference: offPool ? OffPoolExecutor.shared : nil, priority: priority) { [self] in
             defer { inFlight.leave() }
             let result: Result<JSONValue, ResponseError>
             do {

@@ -341,7 +341,10 @@ public final class PGNAnalyzer: Sendable {
         if let ready = Self.made(document, in: state.withLock { $0.latest[document.uri] } ?? []) { return ready }
         let task = flights.withLock { flights -> Task<DocumentAnalysis, Never> in
             if let flight = flights[document.uri], flight.stamp == stamp { return flight.task }
-            let task = Task<DocumentAnalysis, Never>.detached { [self] in self.analysis(of: document) }
+            // Off the concurrency pool: the reading of a large document takes a second.
+            let task = Task<DocumentAnalysis, Never> { [self] in
+                await OffPoolExecutor.run { self.analysis(of: document) }
+            }
             flights[document.uri] = Flight(stamp: stamp, task: task)
             return task
         }
