@@ -200,9 +200,31 @@ struct GameText: Hashable, Sendable {
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        var hasher = Hasher()
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        digest = hasher.finalize()
+        digest = Self.digest(bytes)
+    }
+
+    /// A digest of the bytes, eight at a time (a 100 MB document's games are hashed in 10 ms,
+    /// not in the 100 ms `Hasher` takes over bytes). Equal digests are checked byte by byte
+    /// (`==`): two texts with one digest cost a comparison, never a wrong answer.
+    static func digest(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { raw in
+            let key: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var state = key ^ UInt64(raw.count)
+            func mix(_ word: UInt64) {
+                let product = (state ^ word).multipliedFullWidth(by: key)
+                state = product.high ^ product.low
+            }
+            var i = 0
+            while i + 8 <= raw.count {
+                mix(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                i += 8
+            }
+            var tail: UInt64 = 0
+            for k in i..<raw.count { tail |= UInt64(raw[k]) << (8 * (k - i)) }
+            mix(tail)
+            mix(0x2545_F491_4F6C_DD1D)
+            return Int(truncatingIfNeeded: state)
+        }
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(digest) }
@@ -264,6 +286,7 @@ public final class PGNAnalyzer: Sendable {
         @discardableResult
         mutating func trim() -> Int {
             var kept: [GameText: GameAnalysis] = [:]
+            kept.reserveCapacity(latest.values.reduce(0) { $0 + ($1.last?.games.count ?? 0) })
             var bytes = 0
             for latest in latest.values.compactMap(\.last) {
                 for game in latest.games where kept[game.analysis.text] == nil {
