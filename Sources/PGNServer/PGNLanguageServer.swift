@@ -89,32 +89,46 @@ public final class PGNLanguageServer: Sendable {
         return try context.document(uri)
     }
 
+    /// A request about what the editor shows, answered before the whole reading of a large
+    /// document is made (`screenAnalysis`), and the feature the client is asked to ask again
+    /// for once it is made (none for a hover: the next hover reads the whole reading).
+    enum ScreenRequest: String {
+        case semanticTokens
+        case inlayHint
+        case hover
+
+        /// The refresh request of the feature, with the capability that allows it.
+        var refresh: String? { self == .hover ? nil : rawValue }
+    }
+
     /// The analysis a request about what the editor shows (`range`) is answered from: the whole
     /// document's when it is made, the document is small or an earlier version's reading is
     /// kept (after an edit the reading takes milliseconds), else a reading of the games around
-    /// the range (`PGNAnalyzer.screenAnalysis`), and the client is asked to ask again once the
-    /// whole reading is made (`screenAnswered`).
-    func screenAnalysis(_ document: Document, _ range: Range<Int>, _ context: RequestContext) async -> DocumentAnalysis
-    {
+    /// the range (`PGNAnalyzer.screenAnalysis`), and the client is asked to ask again for that
+    /// feature once the whole reading is made (`screenAnswered`).
+    func screenAnalysis(
+        _ document: Document, _ range: Range<Int>, _ context: RequestContext, for request: ScreenRequest
+    ) async -> DocumentAnalysis {
         guard document.bytes.count >= Self.screenFirstBytes, !analyzer.hasAnyAnalysis(of: document.uri) else {
             return await analyzer.analysis(sharing: document)
         }
         let analysis = analyzer.screenAnalysis(of: document, covering: range)
-        screenAnswered(document, context)
+        if let feature = request.refresh { screenAnswered(document, context, feature) }
         return analysis
     }
 
-    /// After an answer from the screen's games alone: once the whole reading of the document is
-    /// made, the client is asked to ask again for tokens and hints (when it can be asked).
-    func screenAnswered(_ document: Document, _ context: RequestContext) {
-        let key = "\(document.uri)#\(document.history.stamp)"
+    /// After an answer of `feature` (`semanticTokens`, `inlayHint`) from the screen's games
+    /// alone: once the whole reading of the document is made, the client is asked to ask again
+    /// for it (when it can be asked). Only that feature: a refresh of the tokens makes Neovim
+    /// drop the whole tokens it is waiting for and ask for them again.
+    func screenAnswered(_ document: Document, _ context: RequestContext, _ feature: String) {
+        let key = "\(document.uri)#\(document.history.stamp)#\(feature)"
         guard screenAnswers.withLock({ $0.insert(key).inserted }) else { return }
         let capabilities = context.session.clientCapabilities
         Task { [self] in
             _ = await analyzer.analysis(sharing: document)
             screenAnswers.withLock { _ = $0.remove(key) }
-            for feature in ["semanticTokens", "inlayHint"]
-            where capabilities.value(at: "workspace", feature, "refreshSupport")?.boolValue == true {
+            if capabilities.value(at: "workspace", feature, "refreshSupport")?.boolValue == true {
                 _ = try? await server.sendRequest("workspace/\(feature)/refresh")
             }
         }
@@ -135,7 +149,9 @@ public final class PGNLanguageServer: Sendable {
     }
 
     /// `screen`: answered before the whole document's reading is made (`screenAnalysis`).
-    func placeParams(_ params: JSONValue, _ context: RequestContext, screen: Bool = false) async throws -> PlaceParams {
+    func placeParams(
+        _ params: JSONValue, _ context: RequestContext, screen: ScreenRequest? = nil
+    ) async throws -> PlaceParams {
         let document = try document(params, context)
         guard let line = params["position"]?["line"]?.intValue,
             let character = params["position"]?["character"]?.intValue
@@ -143,8 +159,9 @@ public final class PGNLanguageServer: Sendable {
         let offset = document.offset(
             of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
         let analysis =
-            screen
-            ? await screenAnalysis(document, offset..<offset, context) : await analyzer.analysis(sharing: document)
+            if let screen { await screenAnalysis(document, offset..<offset, context, for: screen) } else {
+                await analyzer.analysis(sharing: document)
+            }
         return PlaceParams(document: document, analysis: analysis, offset: offset)
     }
 
@@ -159,11 +176,15 @@ public final class PGNLanguageServer: Sendable {
     }
 
     /// `screen`: answered before the whole document's reading is made (`screenAnalysis`).
-    func rangeParams(_ params: JSONValue, _ context: RequestContext, screen: Bool = false) async throws -> RangeParams {
+    func rangeParams(
+        _ params: JSONValue, _ context: RequestContext, screen: ScreenRequest? = nil
+    ) async throws -> RangeParams {
         let document = try document(params, context)
         let range = try byteRange(params["range"], document, context.positionEncoding)
         let analysis =
-            screen ? await screenAnalysis(document, range, context) : await analyzer.analysis(sharing: document)
+            if let screen { await screenAnalysis(document, range, context, for: screen) } else {
+                await analyzer.analysis(sharing: document)
+            }
         return RangeParams(document: document, analysis: analysis, range: range)
     }
 

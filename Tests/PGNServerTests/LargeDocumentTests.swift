@@ -83,4 +83,36 @@ final class LargeDocumentTests: XCTestCase {
         XCTAssertEqual(tokensAfter, tokens)
         XCTAssertEqual(hintsAfter, hints)
     }
+
+    /// A client that asks for the whole tokens and the screen's hints (Neovim 0.11, which makes
+    /// no range request for tokens) is asked again for the hints only: a refresh of the tokens
+    /// would make it drop the whole tokens it is waiting for and ask for them again.
+    func testOnlyWhatWasAnsweredFromTheScreenIsAskedForAgain() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0, diagnosticsDelay: .seconds(60)).register() }
+        try await client.initialize(
+            positionEncodings: ["utf-16"],
+            capabilities: [
+                "workspace": ["semanticTokens": ["refreshSupport": true], "inlayHint": ["refreshSupport": true]]
+            ])
+        client.open(Self.uri, Self.text)
+        let document: JSONValue = ["uri": .string(Self.uri)]
+        let screen: JSONValue = [
+            "textDocument": document,
+            "range": ["start": ["line": 0, "character": 0], "end": ["line": 60, "character": 0]],
+        ]
+        _ = try await client.result("textDocument/inlayHint", screen)
+        _ = try await client.result(
+            "textDocument/hover", ["textDocument": document, "position": ["line": 20, "character": 3]])
+        let tokens = try await client.result("textDocument/semanticTokens/full", ["textDocument": document])
+        XCTAssertNotNil(tokens["resultId"]?.stringValue)
+        let refresh = try await client.serverRequest("workspace/inlayHint/refresh")
+        client.send(.response(id: refresh.id, result: .success(.null)))
+        // The whole reading is made: any other refresh would have been sent with this one.
+        _ = try await client.result("textDocument/semanticTokens/full", ["textDocument": document])
+        let asked = await client.inbox.remaining.compactMap { message -> String? in
+            if case .request(_, let method, _) = message { return method }
+            return nil
+        }
+        XCTAssertEqual(asked, [], "no other request of the server")
+    }
 }

@@ -12,7 +12,7 @@ extension PGNLanguageServer {
     func registerHover() {
         server.capabilities.features["hoverProvider"] = true
         server.registerRequest("textDocument/hover") { [self] params, context in
-            let (document, analysis, offset) = try await placeParams(params, context, screen: true).parts
+            let (document, analysis, offset) = try await placeParams(params, context, screen: .hover).parts
             guard let game = analysis.game(at: offset) else { return .null }
             let local = offset - game.start
             let a = game.analysis

@@ -11,7 +11,7 @@ extension PGNLanguageServer {
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
-            let (document, analysis, wanted) = try await rangeParams(params, context, screen: true).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context, screen: .inlayHint).parts
             let settings = currentSettings
             // Written as text, and bounded: Neovim asks for the whole document's hints, which in
             // a 100 MB file of online games are millions of clocks.

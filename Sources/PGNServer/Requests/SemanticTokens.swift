@@ -475,7 +475,7 @@ extension PGNLanguageServer {
             ]
         }
         server.registerRequest("textDocument/semanticTokens/range") { [self] params, context in
-            let (document, analysis, wanted) = try await rangeParams(params, context, screen: true).parts
+            let (document, analysis, wanted) = try await rangeParams(params, context, screen: .semanticTokens).parts
             let lines =
                 document.position(of: wanted.lowerBound, encoding: context.positionEncoding)
                 .line...document.position(of: wanted.upperBound, encoding: context.positionEncoding).line
