@@ -373,10 +373,10 @@ extension GameDatabase {
                             let incremental = positionIndex!.incremental
                             try positionIndex!.add(
                                 gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
-                                hashes: game.positionHashes, signature: game.signature,
+                                hashes: game.positionHashes,
                                 outcome: incremental ? GameOutcome(result: game.result) : .unknown,
                                 rating: incremental
-                                    ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil, db)
+                                    ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
                             deferredPositionTree?.imported?.add(
                                 id: gameID, outcome: GameOutcome(result: game.result),
                                 rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))

@@ -36,8 +36,6 @@ public struct EncodedGame: Sendable {
     public var positionHashes: [UInt64] = []
     /// The material of the mainline's last position, packed (for the position index).
     var finalMaterial: Int64 = 0
-    /// What a search reads of the game before its moves (for the position index).
-    var signature: GameSignature?
     /// A hash of what the duplicate check compares besides the names: date, time, round,
     /// result, FEN, the length of `moves` and the mainline. Worked out where the game is read,
     /// so that the writer only adds the names' IDs to it.
@@ -591,9 +589,6 @@ public enum GameEncoder {
         game.moves2 = moves2
         game.positionHashes = hashes
         game.finalMaterial = ReplayMaterial(position).packed
-        game.signature = moves2.withUnsafeBytes {
-            GameSignature(codes: $0, fen: game.fen, final: game.finalMaterial)
-        }
         game.whiteMaterial = whiteMaterial
         game.blackMaterial = blackMaterial
         game.pawnHome = pawnHome(position)
