@@ -46,19 +46,7 @@ public struct SourceText: Sendable {
 
     public init(_ string: String) { self.init(Array(string.utf8)) }
 
-    static func lineStarts(_ bytes: [UInt8]) -> [Int] {
-        var starts = [0]
-        starts.reserveCapacity(bytes.count / 40 + 1)
-        bytes.withUnsafeBufferPointer { b in
-            var i = ByteScan.firstLineBreak(b, from: 0)
-            while i < b.count {
-                if b[i] == 0x0D && i + 1 < b.count && b[i + 1] == 0x0A { i += 1 }
-                starts.append(i + 1)
-                i = ByteScan.firstLineBreak(b, from: i + 1)
-            }
-        }
-        return starts
-    }
+    static func lineStarts(_ bytes: [UInt8]) -> [Int] { bytes.withUnsafeBufferPointer(ByteScan.lineStarts) }
 
     /// Validates UTF-8 without decoding into a String.
     public static func isValidUTF8(_ bytes: [UInt8]) -> Bool {

@@ -28,6 +28,21 @@ public enum ByteScan {
         }
     }
 
+    /// Where the lines of a text start: 0, and after each `\n`, `\r\n` or lone `\r` (a text
+    /// ending with a line break has a last, empty line at its end).
+    public static func lineStarts(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
+        var starts = [0]
+        // About forty bytes a line (a PGN file's are shorter than 80 columns).
+        starts.reserveCapacity(bytes.count / 40 + 1)
+        var index = firstLineBreak(bytes, from: 0)
+        while index < bytes.count {
+            if bytes[index] == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A { index += 1 }
+            starts.append(index + 1)
+            index = firstLineBreak(bytes, from: index + 1)
+        }
+        return starts
+    }
+
     /// The index of the first byte at or after `start` that `isOne` takes, else `bytes.count`;
     /// `marks` gives the high bit of such bytes in a word of eight (exact for the lowest).
     @inline(__always) private static func first(

@@ -57,8 +57,10 @@ final class LargeDocumentTests: XCTestCase {
             analyzer.screenAnalysis(of: document, covering: end..<end).games.last?.start, whole.games.last?.start)
     }
 
-    func testTheScreenIsAnsweredAtOnceAndAskedForAgainWhenTheWholeReadingIsMade() async throws {
-        // No diagnostics before the screen's requests: nothing else starts the whole reading.
+    /// A client that can be asked to ask again for tokens and hints, with the large document
+    /// open. No diagnostics are published before the screen's requests: nothing else starts the
+    /// whole reading.
+    private func screenClient() async throws -> TestClient {
         let client = TestClient { PGNLanguageServer(server: $0, diagnosticsDelay: .seconds(60)).register() }
         try await client.initialize(
             positionEncodings: ["utf-16"],
@@ -66,6 +68,11 @@ final class LargeDocumentTests: XCTestCase {
                 "workspace": ["semanticTokens": ["refreshSupport": true], "inlayHint": ["refreshSupport": true]]
             ])
         client.open(Self.uri, Self.text)
+        return client
+    }
+
+    func testTheScreenIsAnsweredAtOnceAndAskedForAgainWhenTheWholeReadingIsMade() async throws {
+        let client = try await screenClient()
         let screen: JSONValue = [
             "textDocument": ["uri": .string(Self.uri)],
             "range": ["start": ["line": 0, "character": 0], "end": ["line": 60, "character": 0]],
@@ -88,13 +95,7 @@ final class LargeDocumentTests: XCTestCase {
     /// no range request for tokens) is asked again for the hints only: a refresh of the tokens
     /// would make it drop the whole tokens it is waiting for and ask for them again.
     func testOnlyWhatWasAnsweredFromTheScreenIsAskedForAgain() async throws {
-        let client = TestClient { PGNLanguageServer(server: $0, diagnosticsDelay: .seconds(60)).register() }
-        try await client.initialize(
-            positionEncodings: ["utf-16"],
-            capabilities: [
-                "workspace": ["semanticTokens": ["refreshSupport": true], "inlayHint": ["refreshSupport": true]]
-            ])
-        client.open(Self.uri, Self.text)
+        let client = try await screenClient()
         let document: JSONValue = ["uri": .string(Self.uri)]
         let screen: JSONValue = [
             "textDocument": document,

@@ -31,22 +31,7 @@ public struct LineIndex: Sendable, Hashable {
     }
 
     /// Where the lines of `bytes` start.
-    private static func lineStarts(_ bytes: [UInt8]) -> [Int] {
-        var starts = [0]
-        // About forty bytes a line (a PGN file's are shorter than 80 columns).
-        starts.reserveCapacity(bytes.count / 40 + 1)
-        bytes.withUnsafeBufferPointer { buffer in
-            let count = buffer.count
-            var index = ByteScan.firstLineBreak(buffer, from: 0)
-            while index < count {
-                let byte = buffer[index]
-                index += 1
-                if byte == 0x0A || index == count || buffer[index] != 0x0A { starts.append(index) }
-                index = ByteScan.firstLineBreak(buffer, from: index)
-            }
-        }
-        return starts
-    }
+    private static func lineStarts(_ bytes: [UInt8]) -> [Int] { bytes.withUnsafeBufferPointer(ByteScan.lineStarts) }
 
     public var lineCount: Int { lineStarts.count }
 

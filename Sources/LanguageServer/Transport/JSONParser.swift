@@ -193,44 +193,68 @@ private struct JSONParser {
         while end < bytes.count, bytes[end] == ASCII.backslash {
             end = ByteScan.firstQuoteBackslashOrControl(bytes, from: min(end + 2, bytes.count))
         }
+        index = start
         var failure: JSONParseError?
         let string = String(unsafeUninitializedCapacity: max(end - start, 1)) { room in
-            var written = index - start
-            room.baseAddress!.initialize(from: bytes.baseAddress! + start, count: written)
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case ASCII.quote:
-                    index += 1
-                    return written
-                case ASCII.backslash:
-                    do throws(JSONParseError) {
-                        // An escape is never shorter than what it stands for in UTF-8.
-                        UTF8.encode(try parseEscape()) { unit in
-                            room[written] = unit
-                            written += 1
-                        }
-                    } catch {
-                        failure = error
-                        return 0
-                    }
-                case 0..<0x20:
-                    failure = self.error("control character in a string")
-                    return 0
-                default:
-                    // The plain bytes up to the next quote, backslash or control character, at once
-                    // (a document's text has an escaped line break on every line).
-                    let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index + 1)
-                    (room.baseAddress! + written).initialize(from: bytes.baseAddress! + index, count: end - index)
-                    written += end - index
-                    index = end
-                }
+            switch decodeString(into: room.baseAddress!) {
+            case .success(let written): return written
+            case .failure(let error):
+                failure = error
+                return 0
             }
-            failure = self.error("unterminated string")
-            return 0
         }
         if let failure { throw failure }
         return string
+    }
+
+    /// Writes what a string's text stands for, from `index` (after its opening quote) to its
+    /// closing quote, into `target`, which has room for it (an escape is never shorter than what
+    /// it stands for in UTF-8); the number of bytes written. The plain bytes up to the next
+    /// quote, backslash or control character go at once (a document's text has an escaped line
+    /// break on every line), and the escapes of a line break, a quote and a backslash are read
+    /// without decoding a scalar.
+    @inline(__always)
+    mutating func decodeString(into target: UnsafeMutablePointer<UInt8>) -> Result<Int, JSONParseError> {
+        let source = bytes.baseAddress!
+        var written = 0
+        while true {
+            let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index)
+            (target + written).initialize(from: source + index, count: end - index)
+            written += end - index
+            index = end
+            guard index < bytes.count else { return .failure(error("unterminated string")) }
+            switch bytes[index] {
+            case ASCII.quote:
+                index += 1
+                return .success(written)
+            case ASCII.backslash:
+                if index + 1 < bytes.count {
+                    let simple: UInt8? =
+                        switch bytes[index + 1] {
+                        case UInt8(ascii: "n"): 0x0A
+                        case ASCII.quote: ASCII.quote
+                        case ASCII.backslash: ASCII.backslash
+                        default: nil
+                        }
+                    if let simple {
+                        target[written] = simple
+                        written += 1
+                        index += 2
+                        continue
+                    }
+                }
+                do throws(JSONParseError) {
+                    UTF8.encode(try parseEscape()) { unit in
+                        target[written] = unit
+                        written += 1
+                    }
+                } catch {
+                    return .failure(error)
+                }
+            default:
+                return .failure(error("control character in a string"))
+            }
+        }
     }
 
     /// A string value: a `String`, or its bytes when it is long (`JSONValue.utf8`).
@@ -251,55 +275,13 @@ private struct JSONParser {
     mutating func parseLongString() throws(JSONParseError) -> [UInt8] {
         index += 1
         var failure: JSONParseError?
-        let source = bytes.baseAddress!
         var result = [UInt8](unsafeUninitializedCapacity: bytes.count - index) { room, count in
-            count = 0
-            let target = room.baseAddress!
-            var written = 0
-            while true {
-                let end = ByteScan.firstQuoteBackslashOrControl(bytes, from: index)
-                (target + written).initialize(from: source + index, count: end - index)
-                written += end - index
-                index = end
-                guard index < bytes.count else { break }
-                switch bytes[index] {
-                case ASCII.quote:
-                    index += 1
-                    count = written
-                    return
-                case ASCII.backslash:
-                    // A line break or a quote, nearly always.
-                    if index + 1 < bytes.count {
-                        let simple: UInt8? =
-                            switch bytes[index + 1] {
-                            case UInt8(ascii: "n"): 0x0A
-                            case ASCII.quote: ASCII.quote
-                            case ASCII.backslash: ASCII.backslash
-                            default: nil
-                            }
-                        if let simple {
-                            target[written] = simple
-                            written += 1
-                            index += 2
-                            continue
-                        }
-                    }
-                    do throws(JSONParseError) {
-                        // An escape is never shorter than what it stands for in UTF-8.
-                        UTF8.encode(try parseEscape()) { unit in
-                            target[written] = unit
-                            written += 1
-                        }
-                    } catch {
-                        failure = error
-                        return
-                    }
-                default:
-                    failure = self.error("control character in a string")
-                    return
-                }
+            switch decodeString(into: room.baseAddress!) {
+            case .success(let written): count = written
+            case .failure(let error):
+                failure = error
+                count = 0
             }
-            failure = self.error("unterminated string")
         }
         if let failure { throw failure }
         // Text that is not UTF-8 is read as `String` reads it (U+FFFD for what is not).
