@@ -129,6 +129,40 @@ def test_symbols_folding_semantic_tokens(client):
     assert len(tokens) % 5 == 0
 
 
+def test_a_file_over_20_mb_gets_whole_tokens_only_in_an_editor_that_asks_for_the_screen():
+    """Neovim 0.11 asks for the whole file's tokens only (no `range`): for a file over 20 MB it
+    gets none, and the log says why, instead of 21 MB of JSON it would freeze reading; it still
+    gets the lines it asks for. An editor that asks for ranges (VS Code) gets every token."""
+    lichess = (ROOT / "Tests" / "Fixtures" / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    text = "\n".join([lichess] * 21)
+    assert len(text.encode()) > 20 << 20
+    uri = "file:///tmp/month.pgn"
+    doc = {"textDocument": {"uri": uri}}
+    screen = {**doc, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}
+    for ranges in (False, True):
+        client = LSPClient()
+        try:
+            client.initialize(capabilities={"textDocument": {
+                "hover": {"contentFormat": ["markdown"]},
+                "semanticTokens": {"requests": {"range": ranges, "full": {"delta": True}}}}})
+            client.open(uri, text)
+            whole = client.request("textDocument/semanticTokens/full", doc, timeout=60)
+            shown = client.request("textDocument/semanticTokens/range", screen, timeout=60)["data"]
+            assert shown[:5] == [0, 1, 5, 0, 0] and len(shown) > 500  # `Event`, a tag name, first
+            if ranges:
+                assert len(whole["data"]) > 5 * 1_000_000
+                continue
+            assert whole["data"] == []
+            delta = client.request("textDocument/semanticTokens/full/delta",
+                                   {**doc, "previousResultId": whole["resultId"]}, timeout=60)
+            assert delta["edits"] == [] and delta["resultId"] != whole["resultId"]
+            logged = [m["params"]["message"] for m in client.notifications
+                      if m["method"] == "window/logMessage" and "no semantic tokens" in m["params"]["message"]]
+            assert len(logged) == 1 and "month.pgn" in logged[0] and "20 MB" in logged[0], logged
+        finally:
+            client.close()
+
+
 def test_folding_ranges_within_the_clients_limit():
     """VS Code keeps 5,000 folding ranges of a document and says so (`rangeLimit`): it gets the
     outermost first, in document order, and a client without a limit gets every one."""

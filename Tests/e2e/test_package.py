@@ -78,7 +78,7 @@ def test_tarball_name_and_layout(tarball):
     files = {path.removeprefix(name + "/") for path, member in members.items() if member.isfile()}
     expected = {"bin/pgn-lsp", "README.md", "LICENSE", "INSTALL", "editors/README.md", "editors/vim.md",
                 "editors/emacs.md", "editors/helix.md", "editors/nvim/README.md", "editors/nvim/lua/pgn_lsp/init.lua",
-                "editors/nvim/ftdetect/pgn.lua", "editors/vscode/package.json", "editors/vscode/src/extension.ts",
+                "editors/nvim/ftdetect/pgn.lua", "editors/nvim/syntax/pgn.vim", "editors/vscode/package.json", "editors/vscode/src/extension.ts",
                 "editors/vscode/README.md", "schemas/settings.schema.json", "docs/diagnostics.md"}
     assert expected <= files, expected - files
     # Every tracked file of the editor folders, and nothing a build of the extension leaves.

@@ -74,6 +74,13 @@ public struct ClientCapabilities: Sendable, Hashable {
         value(at: "workspace", "workspaceEdit", "changeAnnotationSupport")?.objectValue != nil
     }
 
+    /// `textDocument.semanticTokens.requests.range`: the client asks for the tokens of the lines
+    /// it shows (VS Code), not only for the whole document's (Neovim up to 0.11).
+    public var supportsSemanticTokenRanges: Bool {
+        let range = value(at: "textDocument", "semanticTokens", "requests", "range")
+        return range?.boolValue ?? (range?.objectValue != nil)
+    }
+
     /// `workspace.applyEdit`: the server may send `workspace/applyEdit`.
     public var supportsApplyEdit: Bool { value(at: "workspace", "applyEdit")?.boolValue ?? false }
 }

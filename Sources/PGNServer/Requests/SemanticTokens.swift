@@ -361,6 +361,7 @@ extension GameAnalysis {
     /// the game's first byte), length, type, modifiers; one token per line of a comment. Made
     /// each time: a game keeps only their summary.
     func semanticTokens(_ encoding: PositionEncoding) -> PackedTokens {
+        let syntax = self.syntax  // read once: `syntax` reads the movetext again
         var pieces: [(start: Int, end: Int, type: Int, modifiers: Int)] = []
         pieces.reserveCapacity(syntax.tags.count * 2 + syntax.nodes.count)
         for tag in syntax.tags {
@@ -447,17 +448,27 @@ extension PGNLanguageServer {
             if case .closed(let document) = event { semanticTokenResults.forget(document.uri) }
         }
         server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
-            let (document, analysis) = try await analysis(params, context)
+            let document = try document(params, context)
+            if withholdsWholeTokens(document, context) {
+                return ["resultId": .string(semanticTokenResults.store([], for: document.uri)), "data": []]
+            }
+            let analysis = await analyzer.analysis(sharing: document)
             let segments = try tokenSegments(analysis, document, nil, context.positionEncoding, firstTime: true)
             let id = semanticTokenResults.store(segments, for: document.uri)
             return ["resultId": .string(id), "data": SemanticTokenWriter.json(segments)]
         }
         server.registerRequest("textDocument/semanticTokens/full/delta", wholeDocument: true) {
             [self] params, context in
-            let (document, analysis) = try await analysis(params, context)
+            let document = try document(params, context)
             let previous = params["previousResultId"]?.stringValue.flatMap {
                 semanticTokenResults.result($0, for: document.uri)
             }
+            if withholdsWholeTokens(document, context) {
+                let id = semanticTokenResults.store([], for: document.uri)
+                guard let previous, previous.segments.isEmpty else { return ["resultId": .string(id), "data": []] }
+                return ["resultId": .string(id), "edits": []]
+            }
+            let analysis = await analyzer.analysis(sharing: document)
             let segments = try tokenSegments(
                 analysis, document, nil, context.positionEncoding, firstTime: previous == nil)
             let id = semanticTokenResults.store(segments, for: document.uri)
@@ -483,6 +494,30 @@ extension PGNLanguageServer {
             writer.add(try tokenSegments(analysis, document, lines, context.positionEncoding))
             return ["data": .integers(writer.data)]
         }
+    }
+
+    /// Documents larger than this get no whole-document tokens from a client that cannot ask
+    /// for the lines it shows (Neovim up to 0.11): it would take 108 MB of JSON for a 100 MB
+    /// file and freeze the editor while it reads them, at the opening and again after edits.
+    /// The file keeps the editor's own PGN syntax colours (`editors/nvim/syntax/pgn.vim`),
+    /// as VS Code keeps files over 20 MB to plain colouring.
+    static let wholeTokensLimit = 20 << 20
+
+    /// Whether `full` and `full/delta` answer no tokens for `document` (`wholeTokensLimit`);
+    /// the log says so once for each document.
+    func withholdsWholeTokens(_ document: Document, _ context: RequestContext) -> Bool {
+        guard document.bytes.count > Self.wholeTokensLimit,
+            !context.session.clientCapabilities.supportsSemanticTokenRanges
+        else { return false }
+        let note = "whole tokens \(document.uri)"
+        if loggedWorkspaceNotes.withLock({ $0.insert(note).inserted }) {
+            server.log(
+                .info,
+                "\(document.uri.split(separator: "/").last ?? ""): no semantic tokens for a file over "
+                    + "\(Self.wholeTokensLimit >> 20) MB in an editor that asks for the whole file's "
+                    + "(its syntax colours stay); an editor that asks for the lines it shows gets them")
+        }
+        return true
     }
 
     /// The edits that turn the tokens of `old` into those of `new`, in the order of the old
