@@ -26,18 +26,20 @@ public struct SourceText: Sendable {
     public let encoding: TextEncoding
     /// Length of a leading UTF-8 byte-order mark (0 or 3).
     public let byteOrderMarkLength: Int
-    /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR.
-    public let lineStarts: [Int]
+    /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR. Made at the
+    /// first use, as `widths` are: a large document's games are read (replayed, checked) with
+    /// their own texts, and most never place a line.
+    public var lineStarts: [Int] { lineStartsCache.made { SourceText.lineStarts(bytes) } }
+    private let lineStartsCache = MadeOnce<[Int]>()
     /// Where characters are wider than a byte, for conversions between offsets and columns:
     /// made at the first conversion, since most texts (a game read for its replay, a piece of a
     /// file with no problem in it) never convert one.
-    private let widthsCache = WidthsCache()
+    private let widthsCache = MadeOnce<CharacterWidths>()
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         encoding = SourceText.isValidUTF8(bytes) ? .utf8 : .latin1
-        lineStarts = SourceText.lineStarts(bytes)
     }
 
     private var widths: CharacterWidths {
@@ -133,15 +135,15 @@ extension SourceText {
     }
 }
 
-/// A `CharacterWidths` made once, by the first caller that needs it.
-private final class WidthsCache: Sendable {
-    private let widths = Mutex<CharacterWidths?>(nil)
+/// A value made once, by the first caller that needs it.
+private final class MadeOnce<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
 
-    func made(_ make: () -> CharacterWidths) -> CharacterWidths {
-        widths.withLock { widths in
-            if let widths { return widths }
+    func made(_ make: () -> Value) -> Value {
+        value.withLock { value in
+            if let value { return value }
             let made = make()
-            widths = made
+            value = made
             return made
         }
     }

@@ -193,10 +193,11 @@ final class IncrementalAnalysisTests: XCTestCase {
         }
     }
 
-    /// A whole text's reading keeps the syntax its cut read for each game without a problem
-    /// (`PGNAnalyzer.cutIntoGames`); that syntax is the one the game's own text gives, and a
-    /// game with a problem is read on its own: every game's syntax and diagnostics are those
-    /// of its text, in corpus files, in pieces of several megabytes and after random edits.
+    /// A whole text's reading analyses each game without a problem from the syntax its cut
+    /// read (`PGNAnalyzer.cutIntoGames`) and keeps its tags and label; that syntax is the one
+    /// the game's own text gives (which `GameAnalysis.syntax` reads again), and a game with a
+    /// problem is read on its own: every game's tags, label and diagnostics are those of its
+    /// text, in corpus files, in pieces of several megabytes and after random edits.
     func testEachGameHasTheSyntaxOfItsOwnText() throws {
         func check(_ text: String, _ name: String) {
             let document = Document(uri: "file:///cut.pgn", version: 1, text: text)
@@ -208,7 +209,8 @@ final class IncrementalAnalysisTests: XCTestCase {
                 let syntax = game.analysis.syntax
                 guard
                     syntax.range == expected.range && syntax.tags == expected.tags && syntax.nodes == expected.nodes
-                        && syntax.resultIndex == expected.resultIndex
+                        && syntax.resultIndex == expected.resultIndex && game.analysis.tags == expected.tags
+                        && game.analysis.label == expected.label
                 else { return XCTFail("\(name): game \(k) at \(game.start) is read otherwise on its own") }
                 let alone = PGNAnalyzer(incremental: false).analysis(
                     of: Document(uri: "file:///game.pgn", version: 1, bytes: own))

@@ -7,7 +7,10 @@ import Dispatch
 public final class OffPoolExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = OffPoolExecutor()
 
-    private let queue = DispatchQueue(label: "pgn-lsp.off-pool", attributes: .concurrent)
+    /// At `utility`: on Linux each priority has its own threads, and a whole reading fills
+    /// its priority's on every core (`DispatchQueue.concurrentPerform`); the requests about
+    /// one place keep the default priority's threads, and a hover does not wait for it.
+    private let queue = DispatchQueue(label: "pgn-lsp.off-pool", qos: .utility, attributes: .concurrent)
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

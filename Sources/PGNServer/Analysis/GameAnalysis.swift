@@ -9,7 +9,12 @@ import TextPositions
 /// game's text does not change, so an edit replays only the games it touched.
 public final class GameAnalysis: Sendable {
     public let source: SourceText
-    public let syntax: GameSyntax
+    /// The game's syntax without its movetext nodes: its tags and range. The nodes are most of
+    /// a large document's memory (ten million in a 100 MB file): `syntax` reads them again from
+    /// the game's text, in microseconds, when a request asks for them.
+    private let tagSyntax: GameSyntax
+    /// Where a diagnostic about the whole game stands (`GameSyntax.label`).
+    public let label: Range<Int>
     public let start: GameStart
     public let diagnostics: [Diagnostic]
     /// Node indices of the moves that were played, in order.
@@ -43,6 +48,7 @@ public final class GameAnalysis: Sendable {
         length = bytes.count
         source = SourceText(bytes)
         var parserDiagnostics: [Diagnostic] = []
+        let syntax: GameSyntax
         if let parsed {
             syntax = parsed
         } else {
@@ -50,6 +56,11 @@ public final class GameAnalysis: Sendable {
             syntax = parser.games.first ?? GameSyntax(range: 0..<bytes.count)
             parserDiagnostics = parser.diagnostics
         }
+        label = syntax.label
+        var tagSyntax = syntax
+        tagSyntax.nodes = []
+        tagSyntax.resultIndex = nil
+        self.tagSyntax = tagSyntax
         let replayer = GameReplay(source: source, syntax: syntax, index: 0)
         let replay = replayer.run(keepMoves: false)
         twinKey = TwinKey(replayer)
@@ -78,7 +89,21 @@ public final class GameAnalysis: Sendable {
         return found < played.count && Int(played[found]) == index
     }
 
+    /// The game's syntax, its movetext read again from its text (the same reading: a game's
+    /// syntax within its document is that of its text alone). Read it once for a request.
+    public var syntax: GameSyntax {
+        let parser = source.bytes.withUnsafeBufferPointer { Parser($0) }
+        return parser.games.first ?? GameSyntax(range: 0..<length)
+    }
+
+    /// The game's tag pairs.
+    public var tags: [TagPair] { tagSyntax.tags }
+
     public var gameReplay: GameReplay { GameReplay(source: source, syntax: syntax, index: 0) }
+
+    /// A reading of the game's tags alone (its movetext left out): for a request that reads
+    /// only tags (names, dates, a title), without reading the moves again.
+    public var tagReplay: GameReplay { GameReplay(source: source, syntax: tagSyntax, index: 0) }
 
     /// The index in `syntax.nodes` of the node covering a game-relative offset (its end included).
     public func node(at offset: Int) -> Int? {
@@ -240,10 +265,8 @@ struct GameCut {
     /// Diagnostics outside every game, in the order the parser found them.
     var outside: [Diagnostic]
     var longComments: [Lexer.LongComment]
-    /// Each game's syntax, relative to its first byte, as the cut read it; nil for a game the
-    /// parser found a problem in, which is read again on its own (its diagnostics are then
-    /// those of its own text). Empty when the cut kept no syntax.
-    var syntaxes: [GameSyntax?] = []
+    /// Each game's analysis, when the cut was asked to read them (`cutIntoGames(_:analyzing:)`).
+    var analyses: [GameAnalysis] = []
 }
 
 /// Reads documents into `DocumentAnalysis` values and keeps the latest ones of each, with a
@@ -455,9 +478,13 @@ public final class PGNAnalyzer: Sendable {
     /// Where the games of a text are, and the problems outside every game (text between
     /// games); those inside a game come from the game's own reading, which is cached. A large
     /// text is cut at tag sections (as `pgn-lsp check` cuts files) and read on every core.
-    /// `keepingSyntax`: each game's syntax is kept for its analysis (`GameCut.syntaxes`), which
-    /// then does not read the game again.
-    static func cutIntoGames(_ bytes: [UInt8], keepingSyntax: Bool = false) -> GameCut {
+    /// `analyzing`: each game is analysed as soon as its piece is read, from the syntax the
+    /// cut read (`GameCut.analyses`); `known` gives the analyses already made of a text. A
+    /// game's movetext nodes are dropped once it is analysed, so only those of the pieces
+    /// being read are in memory at once, never the whole text's.
+    static func cutIntoGames(
+        _ bytes: [UInt8], analyzing known: (@Sendable (GameText) -> GameAnalysis?)? = nil
+    ) -> GameCut {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var cuts = [0]
         if bytes.count > 4 << 20 && cores > 1 {
@@ -488,7 +515,7 @@ public final class PGNAnalyzer: Sendable {
             DispatchQueue.concurrentPerform(iterations: pieces) { k in
                 var parser = Parser(
                     UnsafeBufferPointer(rebasing: buffer[bounds[k]..<bounds[k + 1]]), base: bounds[k],
-                    keepingSyntax: keepingSyntax)
+                    keepingSyntax: known != nil)
                 var games = parser.takeGames()
                 let ranges = games.map(\.range)
                 var outside: [Diagnostic] = []
@@ -502,21 +529,28 @@ public final class PGNAnalyzer: Sendable {
                         outside.append(diagnostic)
                     }
                 }
-                var syntaxes: [GameSyntax?] = []
-                if keepingSyntax {
-                    syntaxes.reserveCapacity(games.count)
+                var analyses: [GameAnalysis] = []
+                if let known {
+                    // A game the parser found a problem in is read again on its own: its
+                    // diagnostics are those of its own text.
+                    analyses.reserveCapacity(games.count)
                     for index in games.indices {
-                        if troubled.contains(index) {
-                            syntaxes.append(nil)
+                        let range = ranges[index]
+                        let text = GameText(Array(buffer[range]))
+                        if let analysis = known(text) {
+                            analyses.append(analysis)
+                        } else if troubled.contains(index) {
+                            analyses.append(GameAnalysis(text: text))
                         } else {
-                            games[index].shift(by: -games[index].range.lowerBound)
-                            syntaxes.append(games[index])
+                            games[index].shift(by: -range.lowerBound)
+                            analyses.append(GameAnalysis(text: text, parsed: games[index]))
                         }
+                        games[index] = GameSyntax(range: range)
                     }
                 }
                 games = []
                 results[k] = GameCut(
-                    ranges: ranges, outside: outside, longComments: parser.longComments, syntaxes: syntaxes)
+                    ranges: ranges, outside: outside, longComments: parser.longComments, analyses: analyses)
             }
         }
         var cut = GameCut(ranges: [], outside: [], longComments: [])
@@ -530,7 +564,7 @@ public final class PGNAnalyzer: Sendable {
             }
             cut.ranges += piece.ranges
             cut.longComments += piece.longComments
-            cut.syntaxes += piece.syntaxes
+            cut.analyses += piece.analyses
         }
         return cut
     }
@@ -538,11 +572,9 @@ public final class PGNAnalyzer: Sendable {
     /// The whole text cut into games.
     private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
         let bytes = document.bytes
-        var cut = Self.cutIntoGames(bytes, keepingSyntax: true)
-        let texts = Self.texts(of: cut.ranges, in: bytes)
-        let analyses = Self.analyses(of: texts, parsed: cut.syntaxes) { cache[$0] }
-        cut.syntaxes = []
-        let games = zip(cut.ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        var cut = Self.cutIntoGames(bytes, analyzing: { cache[$0] })
+        let games = zip(cut.ranges, cut.analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        cut.analyses = []
         let r = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
         return r
     }
@@ -649,7 +681,7 @@ public final class PGNAnalyzer: Sendable {
     static func twinDiagnostics(_ games: [PlacedGame], identities: [Int?], counts: [Int: Int]) -> [Diagnostic] {
         let pairs = Twins.find(identities: identities, counts: counts) { games[$0].analysis.twinKey! }
         guard !pairs.isEmpty else { return [] }
-        func label(_ game: PlacedGame) -> Range<Int> { game.analysis.syntax.label.shifted(by: game.start) }
+        func label(_ game: PlacedGame) -> Range<Int> { game.analysis.label.shifted(by: game.start) }
         return pairs.map { pair in
             let (copy, kept) = (games[pair.copy], games[pair.kept])
             var diagnostic = Twins.diagnostic(
@@ -658,8 +690,8 @@ public final class PGNAnalyzer: Sendable {
             let remove = Diagnostic.Edit(range: copy.range, text: "")
             diagnostic.fixes = [Diagnostic.Fix(title: "Remove this copy", edits: [remove], isPreferred: false)]
             // The tags the copy has and the kept game lacks, added after the kept game's last one.
-            if let tags = Twins.mergedTags(from: copy.analysis.gameReplay, into: kept.analysis.gameReplay),
-                let last = kept.analysis.syntax.tags.last?.range.upperBound
+            if let tags = Twins.mergedTags(from: copy.analysis.tagReplay, into: kept.analysis.tagReplay),
+                let last = kept.analysis.tags.last?.range.upperBound
             {
                 let at = last + kept.start
                 let merge = Diagnostic.Edit(range: at..<at, text: tags)
@@ -679,7 +711,7 @@ public final class PGNAnalyzer: Sendable {
 
     private static func text(_ games: [PlacedGame], _ game: Int, _ name: Int) -> String {
         let analysis = games[game].analysis
-        return analysis.gameReplay.value(of: analysis.syntax.tags[analysis.tagNames.names[name].tag]) ?? ""
+        return analysis.tagReplay.value(of: analysis.tags[analysis.tagNames.names[name].tag]) ?? ""
     }
 
     /// The `name-variant` hints of a document's games: a player, event or site written in
@@ -723,10 +755,8 @@ public final class PGNAnalyzer: Sendable {
     }
 
     /// The analyses of game texts: those `known` gives, the others read on every core (games are
-    /// independent), from the syntax `parsed` has for them, if any.
-    private static func analyses(
-        of texts: [GameText], parsed: [GameSyntax?] = [], known: (GameText) -> GameAnalysis?
-    ) -> [GameAnalysis] {
+    /// independent).
+    private static func analyses(of texts: [GameText], known: (GameText) -> GameAnalysis?) -> [GameAnalysis] {
         nonisolated(unsafe) let fresh = UnsafeMutableBufferPointer<GameAnalysis?>.allocate(capacity: texts.count)
         fresh.initialize(repeating: nil)
         defer {
@@ -740,7 +770,7 @@ public final class PGNAnalyzer: Sendable {
         let missing = unknown
         forEachOnEveryCore(missing.count) { k in
             let index = missing[k]
-            fresh[index] = GameAnalysis(text: texts[index], parsed: index < parsed.count ? parsed[index] : nil)
+            fresh[index] = GameAnalysis(text: texts[index])
         }
         return fresh.map { $0! }
     }

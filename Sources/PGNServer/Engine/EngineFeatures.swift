@@ -348,9 +348,10 @@ extension PGNLanguageServer {
         var items: [JSONValue] = []
         for game in analysis.games {
             guard let stored = reviews[game.analysis.text] else { continue }
+            let nodes = game.analysis.syntax.nodes
             for (move, node) in zip(stored.review.moves, stored.nodes) {
                 guard let judgement = move.judgement else { continue }
-                let nodeRange = game.analysis.syntax.nodes[node].range
+                let nodeRange = nodes[node].range
                 items.append([
                     "range": range(
                         nodeRange.shifted(by: game.start), document, encoding),

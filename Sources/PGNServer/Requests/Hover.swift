@@ -16,17 +16,18 @@ extension PGNLanguageServer {
             guard let game = analysis.game(at: offset) else { return .null }
             let local = offset - game.start
             let a = game.analysis
-            if let tag = a.syntax.tags.first(where: { $0.range.contains(local) }) {
+            if let tag = a.tags.first(where: { $0.range.contains(local) }) {
                 let name = a.source.string(tag.nameRange)
-                let value = a.gameReplay.value(of: tag) ?? ""
+                let value = a.tagReplay.value(of: tag) ?? ""
                 let code = value.isEmpty ? "" : " " + MarkdownText.code(value)
                 var text = "**\(MarkdownText.escaped(name))**\(code)\n\n\(TagMeanings.meaning(name))"
                 let graph = reviewGraph(game, picture: showsBoardPicture(context))
                 if !graph.isEmpty { text += "\n\n" + graph }
                 return hover(text, game.start, tag.range, document, context)
             }
-            guard let index = a.node(at: local) else { return .null }
-            let node = a.syntax.nodes[index]
+            let nodes = a.syntax.nodes
+            guard let index = nodes.index(holding: local, by: \.range) else { return .null }
+            let node = nodes[index]
             switch node.kind {
             case .move:
                 guard let move = a.move(atNode: index) else { return .null }

@@ -120,7 +120,8 @@ struct MoveClocks {
     var inMainline: Bool { depth == 0 }
 
     init(_ game: GameAnalysis) {
-        let control = game.gameReplay.tag("TimeControl").flatMap { game.gameReplay.value(of: $0) } ?? ""
+        let tags = game.tagReplay
+        let control = tags.tag("TimeControl").flatMap { tags.value(of: $0) } ?? ""
         increment = Self.increment(control)
         // The side before the first move: the first mainline move flips it.
         side = game.start.position?.turn == .black ? 0 : 1

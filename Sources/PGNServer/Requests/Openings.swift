@@ -44,7 +44,7 @@ extension PGNLanguageServer {
     /// or a tag added after the last one.
     static func openingTagEdits(_ game: PlacedGame) -> [Diagnostic.Edit] {
         guard let (opening, _) = game.analysis.opening else { return [] }
-        let replay = game.analysis.gameReplay
+        let replay = game.analysis.tagReplay
         var edits: [Diagnostic.Edit] = []
         var added = ""
         for (name, value) in [("ECO", opening.eco), ("Opening", opening.name)] {
@@ -56,7 +56,7 @@ extension PGNLanguageServer {
             }
         }
         if !added.isEmpty {
-            if let last = game.analysis.syntax.tags.last?.range.upperBound {
+            if let last = game.analysis.tags.last?.range.upperBound {
                 edits.append(Diagnostic.Edit(range: last..<last, text: added))
             } else {
                 edits.append(Diagnostic.Edit(range: 0..<0, text: String(added.dropFirst()) + "\n\n"))

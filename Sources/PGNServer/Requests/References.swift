@@ -40,11 +40,13 @@ extension PGNLanguageServer {
         server.capabilities.features["referencesProvider"] = true
         server.registerRequest("textDocument/references") { [self] params, context in
             let (document, analysis, offset) = try await placeParams(params, context).parts
-            guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
-                game.analysis.syntax.nodes[index].kind == .move, let move = game.analysis.move(atNode: index)
+            guard let game = analysis.game(at: offset) else { return .array([]) }
+            let nodes = game.analysis.syntax.nodes
+            guard let index = nodes.index(holding: offset - game.start, by: \.range), nodes[index].kind == .move,
+                let move = game.analysis.move(atNode: index)
             else { return .array([]) }
             let includeDeclaration = params["context"]?["includeDeclaration"]?.boolValue ?? true
-            let own = game.analysis.syntax.nodes[index].range.shifted(by: game.start)
+            let own = nodes[index].range.shifted(by: game.start)
             var found = try await games(reaching: move.after, uri: document.uri, context)
             if !includeDeclaration {
                 let hovered = range(own, document, context.positionEncoding)

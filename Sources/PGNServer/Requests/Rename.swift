@@ -41,9 +41,9 @@ extension PGNLanguageServer {
         let (_, analysis, offset) = place.parts
         guard let game = analysis.game(at: offset) else { return nil }
         let local = offset - game.start
-        let replay = game.analysis.gameReplay
+        let replay = game.analysis.tagReplay
         guard
-            let tag = game.analysis.syntax.tags.first(where: {
+            let tag = game.analysis.tags.first(where: {
                 $0.range.contains(local) || $0.range.upperBound == local
             }),
             let valueRange = tag.valueRange, let tags = Self.renamedTags(replay.text(tag.nameRange)),

@@ -10,6 +10,9 @@ extension PGNLanguageServer {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
+            // Each game's folds read its movetext again: on every core, the first time.
+            let games = analysis.games
+            PGNAnalyzer.forEachOnEveryCore(games.count) { _ = games[$0].analysis.folds }
             let depth = try Self.foldDepth(
                 analysis, limit: context.session.clientCapabilities.foldingRangeLimit, context)
             var left = depth.partial
@@ -87,7 +90,7 @@ extension PGNLanguageServer {
                     let local = offset - game.start
                     let shift = { (r: Range<Int>) in r.shifted(by: game.start) }
                     ranges.append(game.range)
-                    if let tag = a.syntax.tags.first(where: { $0.range.contains(local) || $0.range.upperBound == local }
+                    if let tag = a.tags.first(where: { $0.range.contains(local) || $0.range.upperBound == local }
                     ) {
                         ranges.append(shift(tag.range))
                         if let value = tag.valueRange, value.contains(local) { ranges.append(shift(value)) }
@@ -131,7 +134,9 @@ extension PGNLanguageServer {
         server.capabilities.features["documentHighlightProvider"] = true
         server.registerRequest("textDocument/documentHighlight") { [self] params, context in
             let (document, analysis, offset) = try await placeParams(params, context).parts
-            guard let game = analysis.game(at: offset), let index = game.analysis.node(at: offset - game.start),
+            guard let game = analysis.game(at: offset) else { return .null }
+            let nodes = game.analysis.syntax.nodes
+            guard let index = nodes.index(holding: offset - game.start, by: \.range),
                 let move = game.analysis.move(atNode: index)
             else { return .null }
             let square = move.move.kingDestination
@@ -140,7 +145,7 @@ extension PGNLanguageServer {
                 let to = other.move.kingDestination
                 let from = other.move.from
                 guard to == square || from == square, !other.move.isNull else { continue }
-                let node = game.analysis.syntax.nodes[other.node].range
+                let node = nodes[other.node].range
                 highlights.append([
                     "range": range(
                         node.shifted(by: game.start), document,
@@ -176,11 +181,11 @@ extension GameAnalysis {
                 if end > start { folds.append(GameFold(start: start, end: end, kind: kind, depth: depth)) }
             }
             fold(0..<source.bytes.count, kind: "region", depth: 0)
-            if let first = syntax.tags.first, let last = syntax.tags.last {
+            if let first = tags.first, let last = tags.last {
                 fold(first.range.lowerBound..<last.range.upperBound, kind: "imports", depth: 1)
             }
             var open: [Int] = []
-            for node in syntax.nodes {
+            for node in syntax.nodes {  // read once: `syntax` reads the movetext again
                 switch node.kind {
                 case .variationStart: open.append(node.range.lowerBound)
                 case .variationEnd:

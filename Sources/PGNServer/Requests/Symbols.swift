@@ -66,12 +66,12 @@ extension PGNLanguageServer {
         }
         let moves = (mainlineMoves + 1) / 2
         var detail = "\(moves) move\(moves == 1 ? "" : "s")"
-        if let date = a.gameReplay.tagValue("Date"), !date.isEmpty, date != "????.??.??" {
+        if let date = a.tagReplay.tagValue("Date"), !date.isEmpty, date != "????.??.??" {
             detail = date + " · " + detail
         }
         return GameOutline(
-            title: gameTitle(a.gameReplay), detail: detail,
-            selection: a.syntax.label,
+            title: gameTitle(a.tagReplay), detail: detail,
+            selection: a.label,
             variations: variations)
     }
 
@@ -81,6 +81,11 @@ extension PGNLanguageServer {
             let (document, analysis) = try await analysis(params, context)
             let encoding = context.positionEncoding
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
+            // Each game's outline reads its movetext again: on every core, the first time.
+            let games = analysis.games
+            PGNAnalyzer.forEachOnEveryCore(games.count) { k in
+                _ = games[k].analysis.derived.outline { Self.outline(of: games[k].analysis) }
+            }
             // Written as text: a 100 MB file has tens of thousands of games.
             var text = JSONText(capacity: analysis.games.count * 300)
             text.raw("[")

@@ -65,7 +65,7 @@ extension PGNLanguageServer {
                     continue
                 }
                 let game = other.games[index]
-                let range = game.analysis.syntax.label.shifted(by: game.start)
+                let range = game.analysis.label.shifted(by: game.start)
                 let label = WorkspaceTwinIndex.Place { document.range(of: range, encoding: $0) }
                 candidates[identity, default: []].append(
                     (uri, WorkspaceTwinIndex.Game(key: key, index: index, label: label)))
@@ -116,7 +116,7 @@ extension PGNLanguageServer {
         let shorter = keptPlies > plies
         let message = Twins.message(isShorter: shorter, kept: other, copyPlies: plies, keptPlies: keptPlies)
         var diagnostic = Diagnostic(
-            .twinGame, .information, message, range: game.analysis.syntax.label.shifted(by: game.start), game: index)
+            .twinGame, .information, message, range: game.analysis.label.shifted(by: game.start), game: index)
         diagnostic.fixes = [
             Diagnostic.Fix(
                 title: "Remove this copy", edits: [Diagnostic.Edit(range: game.range, text: "")], isPreferred: false)
@@ -148,7 +148,7 @@ extension PGNLanguageServer {
         }
         let kept = GameReplay(source: source, syntax: games[twin.keptGame], index: twin.keptGame)
         guard TwinKey(kept)?.identity == identity else { return nil }
-        guard let tags = Twins.mergedTags(from: copy.analysis.gameReplay, into: kept) else { return nil }
+        guard let tags = Twins.mergedTags(from: copy.analysis.tagReplay, into: kept) else { return nil }
         let encoding = context.positionEncoding
         let remove: JSONValue = ["range": range(copy.range, document, encoding), "newText": ""]
         let merge: JSONValue = ["range": range(last..<last, other, encoding), "newText": .string(tags)]
