@@ -28,8 +28,12 @@ public struct SourceText: Sendable {
     public let byteOrderMarkLength: Int
     /// Offset of the first byte of each line; lines end at LF, CRLF or a lone CR. Made at the
     /// first use, as `widths` are: a large document's games are read (replayed, checked) with
-    /// their own texts, and most never place a line.
-    public var lineStarts: [Int] { lineStartsCache.made { SourceText.lineStarts(bytes) } }
+    /// their own texts, and most never place a line. Kept for a text of 16 KB or more; a
+    /// game's (a few KB, scanned in a fraction of a microsecond) is made at each use, so that
+    /// the games of a large document do not all keep theirs.
+    public var lineStarts: [Int] {
+        bytes.count < 1 << 14 ? SourceText.lineStarts(bytes) : lineStartsCache.made { SourceText.lineStarts(bytes) }
+    }
     private let lineStartsCache = MadeOnce<[Int]>()
     /// Where characters are wider than a byte, for conversions between offsets and columns:
     /// made at the first conversion, since most texts (a game read for its replay, a piece of a
@@ -81,10 +85,12 @@ public struct SourceText: Sendable {
     }
 
     /// The end of a line's content (before its line break).
-    public func lineEnd(_ line: Int) -> Int {
-        var end = line + 1 < lineStarts.count ? lineStarts[line + 1] : bytes.count
-        if end > lineStarts[line] && end <= bytes.count && bytes[end - 1] == 0x0A { end -= 1 }
-        if end > lineStarts[line] && end <= bytes.count && bytes[end - 1] == 0x0D { end -= 1 }
+    public func lineEnd(_ line: Int) -> Int { lineEnd(line, lineStarts) }
+
+    private func lineEnd(_ line: Int, _ starts: [Int]) -> Int {
+        var end = line + 1 < starts.count ? starts[line + 1] : bytes.count
+        if end > starts[line] && end <= bytes.count && bytes[end - 1] == 0x0A { end -= 1 }
+        if end > starts[line] && end <= bytes.count && bytes[end - 1] == 0x0D { end -= 1 }
         return end
     }
 
@@ -92,17 +98,19 @@ public struct SourceText: Sendable {
     /// inside a character counts as that character's start. Takes time logarithmic in the text.
     public func position(of offset: Int, in positionEncoding: PositionEncoding) -> LineColumn {
         let offset = widths.characterStart(max(0, min(offset, bytes.count)))
-        let line = line(of: offset)
-        return LineColumn(line: line, column: widths.columns(from: lineStarts[line], to: offset, in: positionEncoding))
+        let starts = lineStarts
+        let line = max(0, starts.firstIndex(atLeast: offset + 1) - 1)
+        return LineColumn(line: line, column: widths.columns(from: starts[line], to: offset, in: positionEncoding))
     }
 
     /// The byte offset of a line and column; a column past the line's end means its end, a
     /// line past the last means the end of the text. Takes time logarithmic in the text.
     public func offset(of position: LineColumn, in positionEncoding: PositionEncoding) -> Int {
         guard position.line >= 0 else { return 0 }
-        guard position.line < lineStarts.count else { return bytes.count }
+        let starts = lineStarts
+        guard position.line < starts.count else { return bytes.count }
         return widths.offset(
-            ofColumn: position.column, lineStart: lineStarts[position.line], lineEnd: lineEnd(position.line),
+            ofColumn: position.column, lineStart: starts[position.line], lineEnd: lineEnd(position.line, starts),
             in: positionEncoding)
     }
 }
@@ -113,20 +121,21 @@ extension SourceText {
     public struct Walker {
         private let source: SourceText
         private let widths: CharacterWidths
+        private let starts: [Int]
         private var line = 0
 
         public init(_ source: SourceText) {
             self.source = source
             widths = source.widths
+            starts = source.lineStarts
         }
 
         /// What `SourceText.position(of:in:)` gives, in time constant in the text for offsets
         /// close after the last one.
         public mutating func position(of offset: Int, in encoding: PositionEncoding) -> LineColumn {
             let offset = widths.characterStart(max(0, min(offset, source.bytes.count)))
-            let starts = source.lineStarts
             if offset < starts[line] {
-                line = source.line(of: offset)
+                line = max(0, starts.firstIndex(atLeast: offset + 1) - 1)
             } else {
                 while line + 1 < starts.count && starts[line + 1] <= offset { line += 1 }
             }

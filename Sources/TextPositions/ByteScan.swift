@@ -30,14 +30,24 @@ public enum ByteScan {
 
     /// Where the lines of a text start: 0, and after each `\n`, `\r\n` or lone `\r` (a text
     /// ending with a line break has a last, empty line at its end).
-    public static func lineStarts(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
-        var starts = [0]
+    public static func lineStarts(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] { starts(bytes) }
+
+    /// The same in 32 bits, for a text under 4 GB.
+    public static func lineStarts32(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt32] {
+        precondition(bytes.count <= UInt32.max, "a text of 4 GB or more")
+        return starts(bytes)
+    }
+
+    @inline(__always) private static func starts<Offset: FixedWidthInteger>(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> [Offset] {
+        var starts: [Offset] = [0]
         // About forty bytes a line (a PGN file's are shorter than 80 columns).
         starts.reserveCapacity(bytes.count / 40 + 1)
         var index = firstLineBreak(bytes, from: 0)
         while index < bytes.count {
             if bytes[index] == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A { index += 1 }
-            starts.append(index + 1)
+            starts.append(Offset(truncatingIfNeeded: index + 1))
             index = firstLineBreak(bytes, from: index + 1)
         }
         return starts

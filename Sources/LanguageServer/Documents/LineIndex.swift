@@ -5,8 +5,9 @@ import TextPositions
 /// LSP positions and byte offsets. Lines end at `\n`, `\r\n` or a lone `\r`, as LSP specifies.
 public struct LineIndex: Sendable, Hashable {
     /// The byte offset of the first byte of each line; the first is 0. A document ending with a line
-    /// terminator has a last, empty line starting at its end.
-    public private(set) var lineStarts: [Int]
+    /// terminator has a last, empty line starting at its end. In 32 bits (a document is at most
+    /// a 2 GB message): a 1 GB file has 50 million lines.
+    private var starts: [UInt32]
     /// Where characters are wider than a byte: conversions take time logarithmic in the text.
     private var widths: CharacterWidths
 
@@ -14,26 +15,31 @@ public struct LineIndex: Sendable, Hashable {
         // A large text's line starts and wide characters are found side by side: a document of
         // 100 MB is indexed while the client waits for its first screen.
         guard bytes.count >= 1 << 22 else {
-            self.init(lineStarts: Self.lineStarts(bytes), widths: CharacterWidths(bytes))
+            self.init(starts: Self.lineStarts(bytes), widths: CharacterWidths(bytes))
             return
         }
-        nonisolated(unsafe) var starts: [Int] = []
+        nonisolated(unsafe) var starts: [UInt32] = []
         nonisolated(unsafe) var widths: CharacterWidths?
         DispatchQueue.concurrentPerform(iterations: 2) { task in
             if task == 0 { starts = Self.lineStarts(bytes) } else { widths = CharacterWidths(bytes) }
         }
-        self.init(lineStarts: starts, widths: widths!)
+        self.init(starts: starts, widths: widths!)
     }
 
-    private init(lineStarts: [Int], widths: CharacterWidths) {
-        self.lineStarts = lineStarts
+    private init(starts: [UInt32], widths: CharacterWidths) {
+        self.starts = starts
         self.widths = widths
     }
 
     /// Where the lines of `bytes` start.
-    private static func lineStarts(_ bytes: [UInt8]) -> [Int] { bytes.withUnsafeBufferPointer(ByteScan.lineStarts) }
+    private static func lineStarts(_ bytes: [UInt8]) -> [UInt32] {
+        bytes.withUnsafeBufferPointer(ByteScan.lineStarts32)
+    }
 
-    public var lineCount: Int { lineStarts.count }
+    /// Where each line starts, as `Int`s (a copy).
+    public var lineStarts: [Int] { starts.map { Int($0) } }
+
+    public var lineCount: Int { starts.count }
 
     /// Whether a line begins at `offset` of `bytes`.
     private static func isLineStart(_ offset: Int, in bytes: [UInt8]) -> Bool {
@@ -49,20 +55,20 @@ public struct LineIndex: Sendable, Hashable {
         let delta = insertedLength - oldRange.count
         let low = firstIndex(ofStartAtLeast: oldRange.lowerBound)
         let high = firstIndex(ofStartAtLeast: oldRange.upperBound + 1)
-        var middle: [Int] = []
+        var middle: [UInt32] = []
         for offset in oldRange.lowerBound...(oldRange.lowerBound + insertedLength)
         where Self.isLineStart(offset, in: bytes) {
-            middle.append(offset)
+            middle.append(UInt32(clamping: offset))
         }
         if delta != 0 {
-            for index in high..<lineStarts.count { lineStarts[index] += delta }
+            for index in high..<starts.count { starts[index] = UInt32(clamping: Int(starts[index]) + delta) }
         }
-        lineStarts.replaceSubrange(low..<high, with: middle)
+        starts.replaceSubrange(low..<high, with: middle)
         bytes.withUnsafeBufferPointer { widths.replace(oldRange, insertedLength: insertedLength, in: $0) }
     }
 
     /// The index of the first line start at or after `offset`.
-    private func firstIndex(ofStartAtLeast offset: Int) -> Int { lineStarts.firstIndex(atLeast: offset) }
+    private func firstIndex(ofStartAtLeast offset: Int) -> Int { starts.firstIndex(atLeast: offset) { Int($0) } }
 
     /// The line that holds byte `offset` (a line terminator belongs to the line it ends).
     public func line(containing offset: Int) -> Int {
@@ -71,9 +77,9 @@ public struct LineIndex: Sendable, Hashable {
 
     /// The bytes of `line` without its terminator.
     public func contentRange(ofLine line: Int, in bytes: [UInt8]) -> Range<Int> {
-        let start = lineStarts[line]
-        guard line + 1 < lineStarts.count else { return start..<bytes.count }
-        var end = lineStarts[line + 1] - 1
+        let start = Int(starts[line])
+        guard line + 1 < starts.count else { return start..<bytes.count }
+        var end = Int(starts[line + 1]) - 1
         if bytes[end] == 0x0A, end > start, bytes[end - 1] == 0x0D { end -= 1 }
         return start..<end
     }
@@ -83,7 +89,7 @@ public struct LineIndex: Sendable, Hashable {
     /// (the middle of a surrogate pair or of a UTF-8 sequence) means the start of that character.
     public func offset(of position: LSPPosition, in bytes: [UInt8], encoding: PositionEncoding) -> Int {
         guard position.line >= 0 else { return 0 }
-        guard position.line < lineStarts.count else { return bytes.count }
+        guard position.line < starts.count else { return bytes.count }
         let content = contentRange(ofLine: position.line, in: bytes)
         return widths.offset(
             ofColumn: position.character, lineStart: content.lowerBound, lineEnd: content.upperBound,
@@ -97,7 +103,6 @@ public struct LineIndex: Sendable, Hashable {
         of offset: Int, in bytes: [UInt8], encoding: PositionEncoding, fromLine line: inout Int
     ) -> LSPPosition {
         let clamped = min(max(offset, 0), bytes.count)
-        let starts = lineStarts
         var low = min(max(line, 0), starts.count - 1)
         guard starts[low] <= clamped else {
             line = self.line(containing: clamped)

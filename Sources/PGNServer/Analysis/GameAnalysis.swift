@@ -2,6 +2,7 @@ import ChessCore
 import Foundation
 import LanguageServer
 import PGN
+import Synchronization
 import TextPositions
 
 /// One game of a document, read on its own: its text, syntax, replay and diagnostics, with
@@ -17,11 +18,12 @@ public final class GameAnalysis: Sendable {
     public let label: Range<Int>
     public let start: GameStart
     public let diagnostics: [Diagnostic]
-    /// Node indices of the moves that were played, in order.
-    public var playedNodes: LazyMapSequence<[UInt32], Int> { played.lazy.map { Int($0) } }
-    /// The same in 32 bits: a game is far from 2^32 nodes, and a large document's games are
+    /// Whether a move of the game was played.
+    public let hasPlayedMoves: Bool
+    /// Node indices of the moves that could not be played (after an illegal move, in a
+    /// variation of one), in order: most games have none, and a large document's games are
     /// millions of moves.
-    private let played: [UInt32]
+    let unplayedMoveNodes: [UInt32]
     /// The game's opening and the move where its name was reached (`ReplayedGame.opening`).
     public let opening: (opening: Opening, node: Int?)?
     /// What finds the game's twins in its document (`TwinKey`); nil for a game that cannot have one.
@@ -30,7 +32,7 @@ public final class GameAnalysis: Sendable {
     public let tagNames: TagNames
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
-    private let replayed = Locked<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
+    private let replayed = Mutex<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
     /// What features derive from the game (its semantic tokens' summary, folds, outline), made when
     /// first asked for: a request after an edit recomputes only the games the edit touched.
     let derived = DerivedValues()
@@ -67,7 +69,15 @@ public final class GameAnalysis: Sendable {
         tagNames = TagNames(replayer)
         start = replay.start
         diagnostics = parserDiagnostics + replay.diagnostics
-        played = replay.playedNodes.map { UInt32(truncatingIfNeeded: $0) }
+        hasPlayedMoves = !replay.playedNodes.isEmpty
+        var unplayed: [UInt32] = []
+        var next = 0
+        let played = replay.playedNodes
+        for (index, node) in syntax.nodes.enumerated() where node.kind == .move {
+            while next < played.count && played[next] < index { next += 1 }
+            if next == played.count || played[next] != index { unplayed.append(UInt32(truncatingIfNeeded: index)) }
+        }
+        unplayedMoveNodes = unplayed
         opening = replay.opening
     }
 
@@ -81,12 +91,6 @@ public final class GameAnalysis: Sendable {
         for (i, move) in moves.enumerated() { byNode[move.node] = i }
         replayed.withLock { $0 = (moves, byNode) }
         return (moves, byNode)
-    }
-
-    /// Whether the move at a node index was played.
-    public func wasPlayed(node index: Int) -> Bool {
-        let found = played.firstIndex(atLeast: index) { Int($0) }
-        return found < played.count && Int(played[found]) == index
     }
 
     /// The game's syntax, its movetext read again from its text (the same reading: a game's
@@ -123,11 +127,11 @@ final class DerivedValues: Sendable {
     private struct Slots {
         var outline: PGNLanguageServer.GameOutline?
         var folds: [GameFold]?
-        var tokensUTF8: TokenSummary?
-        var tokensUTF16: TokenSummary?
-        var tokensUTF32: TokenSummary?
+        /// In the encoding of the last request (a client keeps to one).
+        var tokens: (encoding: PositionEncoding, summary: TokenSummary)?
     }
-    private let slots = Locked(Slots())
+    /// In the object itself (a `Mutex`, not a `Locked`: a 100 MB document has 44,000 games).
+    private let slots = Mutex(Slots())
 
     func outline(_ make: () -> PGNLanguageServer.GameOutline) -> PGNLanguageServer.GameOutline {
         value({ $0.outline }, { $0.outline = $1 }, make)
@@ -136,21 +140,14 @@ final class DerivedValues: Sendable {
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
     func tokenSummary(_ encoding: PositionEncoding, _ make: () -> TokenSummary) -> TokenSummary {
-        switch encoding {
-        case .utf8: value({ $0.tokensUTF8 }, { $0.tokensUTF8 = $1 }, make)
-        case .utf16: value({ $0.tokensUTF16 }, { $0.tokensUTF16 = $1 }, make)
-        case .utf32: value({ $0.tokensUTF32 }, { $0.tokensUTF32 = $1 }, make)
-        }
+        if let done = slots.withLock({ $0.tokens?.encoding == encoding ? $0.tokens?.summary : nil }) { return done }
+        let made = make()
+        slots.withLock { $0.tokens = (encoding, made) }
+        return made
     }
 
     func hasTokenSummary(_ encoding: PositionEncoding) -> Bool {
-        slots.withLock { slots in
-            switch encoding {
-            case .utf8: slots.tokensUTF8 != nil
-            case .utf16: slots.tokensUTF16 != nil
-            case .utf32: slots.tokensUTF32 != nil
-            }
-        }
+        slots.withLock { $0.tokens?.encoding == encoding }
     }
 
     @inline(__always)

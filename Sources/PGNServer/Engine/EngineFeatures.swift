@@ -138,7 +138,7 @@ extension PGNLanguageServer {
             let reviews = engines.storedReviews
             // Written as text: a 100 MB file has tens of thousands of games, each with its lens.
             var lenses: [(at: LSPRange, index: Int, title: String, command: String)] = []
-            for (index, game) in analysis.games.enumerated() where !game.analysis.playedNodes.isEmpty {
+            for (index, game) in analysis.games.enumerated() where game.analysis.hasPlayedMoves {
                 try context.checkCancellation()
                 let at = document.range(of: game.start..<game.start, encoding: context.positionEncoding)
                 if let stored = reviews[game.analysis.text] {
@@ -242,7 +242,7 @@ extension PGNLanguageServer {
             selected = analysis.games.isEmpty ? [] : [0]
         }
         // A game without moves (a study's diagram) can be saved, not reviewed.
-        if !withoutMoves { selected = selected.filter { !analysis.games[$0].analysis.playedNodes.isEmpty } }
+        if !withoutMoves { selected = selected.filter { analysis.games[$0].analysis.hasPlayedMoves } }
         guard !selected.isEmpty else {
             throw ResponseError(.invalidParams, withoutMoves ? "there is no game" : "there is no game with moves")
         }

@@ -48,7 +48,7 @@ extension PGNLanguageServer {
                 actions += merges
             }
             if allowed("refactor.rewrite"), let index = analysis.gameIndex(at: wanted.lowerBound),
-                case let game = analysis.games[index], !game.analysis.playedNodes.isEmpty
+                case let game = analysis.games[index], game.analysis.hasPlayedMoves
             {
                 let arguments: JSONValue = [.string(document.uri), .integer(index)]
                 let stored = engines.review(of: game.analysis.text)

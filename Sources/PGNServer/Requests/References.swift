@@ -135,7 +135,7 @@ extension PGNLanguageServer {
                 let moves: () -> [ReplayedMove]
                 if let a = game.analysis {
                     start = a.start.position
-                    moves = { a.playedNodes.isEmpty ? [] : a.moves }
+                    moves = { a.hasPlayedMoves ? a.moves : [] }
                 } else {
                     let replayed = game.replay.run(keepMoves: true)
                     start = replayed.start.position

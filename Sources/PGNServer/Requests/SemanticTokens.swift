@@ -112,30 +112,33 @@ struct TokenSummary: Sendable, Equatable {
 struct TokenSegment: Sendable {
     /// The game the tokens are of; nil for text between games.
     let game: GameAnalysis?
-    /// The tokens of text between games.
-    let gapTokens: PackedTokens?
+    /// The tokens of text between games, with their summary.
+    private let gap: GapTokens?
     let encoding: PositionEncoding
-    let summary: TokenSummary
     let line: Int
     let character: Int
 
+    /// Small (a document's last results are kept, each a segment for every game of a 100 MB
+    /// file): a game's summary is read from the game, which keeps it (`tokenSummary`).
     init(game: GameAnalysis, encoding: PositionEncoding, line: Int, character: Int) {
         self.game = game
-        gapTokens = nil
+        gap = nil
         self.encoding = encoding
-        summary = game.tokenSummary(encoding)
+        _ = game.tokenSummary(encoding)
         self.line = line
         self.character = character
     }
 
     init(gap tokens: PackedTokens, encoding: PositionEncoding, line: Int, character: Int) {
         game = nil
-        gapTokens = tokens
+        gap = GapTokens(tokens: tokens, summary: TokenSummary(tokens))
         self.encoding = encoding
-        summary = TokenSummary(tokens)
         self.line = line
         self.character = character
     }
+
+    var gapTokens: PackedTokens? { gap?.tokens }
+    var summary: TokenSummary { gap?.summary ?? game!.tokenSummary(encoding) }
 
     /// The tokens, as `GameAnalysis.semanticTokens` makes them: line from `line`, column (from
     /// `character` on the first line), length, type, modifiers.
@@ -151,6 +154,17 @@ struct TokenSegment: Sendable {
     /// Where its first and last tokens are in the document.
     var first: (line: Int, character: Int) { place((summary.first.line, summary.first.column)) }
     var last: (line: Int, character: Int) { place(summary.last) }
+}
+
+/// The tokens of text between two games, and their summary.
+final class GapTokens: Sendable {
+    let tokens: PackedTokens
+    let summary: TokenSummary
+
+    init(tokens: PackedTokens, summary: TokenSummary) {
+        self.tokens = tokens
+        self.summary = summary
+    }
 }
 
 /// The last whole set of tokens sent for each document, which `full/delta` requests name by
@@ -368,16 +382,16 @@ extension GameAnalysis {
             pieces.append((tag.nameRange.lowerBound, tag.nameRange.upperBound, 0, 0))
             if let value = tag.valueRange { pieces.append((value.lowerBound, value.upperBound, 1, 0)) }
         }
-        var played = playedNodes.makeIterator()
-        var nextPlayed = played.next()
+        var unplayed = unplayedMoveNodes.makeIterator()
+        var nextUnplayed = unplayed.next()
         for (index, node) in syntax.nodes.enumerated() {
             let type: Int
             var modifiers = 0
             switch node.kind {
             case .move:
                 type = 3
-                while let n = nextPlayed, n < index { nextPlayed = played.next() }
-                if nextPlayed != index { modifiers = 1 }
+                while let n = nextUnplayed, n < index { nextUnplayed = unplayed.next() }
+                if nextUnplayed == UInt32(truncatingIfNeeded: index) { modifiers = 1 }
             case .moveNumber: type = 2
             case .nag: type = 4
             case .comment, .note: type = SemanticTokenLegend.comment

@@ -175,9 +175,11 @@ extension GameAnalysis {
     var folds: [GameFold] {
         derived.folds {
             var folds: [GameFold] = []
+            let starts = source.lineStarts  // made once: a game's are made at each use
+            func line(of offset: Int) -> Int { max(0, starts.firstIndex(atLeast: offset + 1) - 1) }
             func fold(_ range: Range<Int>, kind: String?, depth: Int) {
-                let start = source.line(of: range.lowerBound)
-                let end = source.line(of: max(range.lowerBound, range.upperBound - 1))
+                let start = line(of: range.lowerBound)
+                let end = line(of: max(range.lowerBound, range.upperBound - 1))
                 if end > start { folds.append(GameFold(start: start, end: end, kind: kind, depth: depth)) }
             }
             fold(0..<source.bytes.count, kind: "region", depth: 0)
