@@ -67,6 +67,9 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
     ) {
         var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // A large body's long strings (a document's text) are read while it arrives, on a
+        // thread of their own.
+        var reader: LongStringReader.Background?
         while true {
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
@@ -75,18 +78,33 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
             }
             if count == 0 { break }
             decoder.append(chunk[0..<count])
+            if let received = decoder.receivedBody { reader?.received(received.count) }
             while let event = decoder.next() {
                 switch event {
                 case .frame(let body):
-                    switch Message.decode(frame: body) {
+                    var longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
+                    if let done = reader {
+                        // `body` holds the bytes the reader reads until it is done.
+                        longStrings = withExtendedLifetime(body) { done.finish() }
+                        reader = nil
+                    }
+                    switch Message.decode(frame: body, longStrings: longStrings) {
                     case .success(let message): receive(.message(message))
                     case .failure(let invalid): receive(.invalid(invalid))
                     }
                 case .error(let error):
+                    _ = reader?.finish()
+                    reader = nil
                     receive(.invalid(InvalidMessage(id: nil, error: ResponseError(.parseError, error.description))))
                 }
             }
+            if reader == nil, let length = decoder.receivingLength, let received = decoder.receivedBody {
+                reader = LongStringReader.Background(body: received.start, length: length)
+                reader?.received(received.count)
+            }
         }
+        // The reader reads the decoder's buffer: done before the buffer goes.
+        _ = reader?.finish()
         receive(.end(decoder.finish()))
     }
 

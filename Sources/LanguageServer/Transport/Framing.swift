@@ -141,18 +141,35 @@ public struct FrameDecoder: Sendable {
                 pendingLength = length
                 if length >= Self.movedLength && start > 0 {
                     // The body will be handed over as the buffer: it starts the buffer, with room
-                    // for all of it.
+                    // for all of it and a read beyond it (`receivedBodyStart` stays valid).
                     var moved: [UInt8] = []
-                    moved.reserveCapacity(max(length, buffer.count - start))
+                    moved.reserveCapacity(max(length, buffer.count - start) + Self.readMargin)
                     moved.append(contentsOf: buffer[start...])
                     buffer = moved
                     start = 0
                     lineStart = 0
                 } else if buffer.count - start < length {
-                    buffer.reserveCapacity(start + length)
+                    buffer.reserveCapacity(start + length + (length >= Self.movedLength ? Self.readMargin : 0))
                 }
             }
         }
+    }
+
+    /// The length of the body being received, once its header block is read.
+    public var receivingLength: Int? { pendingLength }
+
+    /// How far beyond a large body one `append` may go without moving it: a read of the
+    /// connection (64 KB) at most.
+    public static let readMargin = 1 << 16
+
+    /// Where the large body being received starts in memory, and how many of its bytes are in.
+    /// The body does not move while it is received as long as each `append` adds at most
+    /// `readMargin` bytes (it has room for them), nor when it is handed over: a reader on
+    /// another thread may read the bytes in so far from there until the frame is out.
+    public var receivedBody: (start: UnsafePointer<UInt8>, count: Int)? {
+        guard let length = pendingLength, length >= Self.movedLength else { return nil }
+        let base = buffer.withUnsafeBufferPointer { $0.baseAddress! + start }
+        return (base, min(buffer.count - start, length))
     }
 
     /// Called at the end of input: the problem with what was left unread, if any.

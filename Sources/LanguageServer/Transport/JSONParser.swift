@@ -12,8 +12,17 @@ extension JSONValue {
     /// Parses one JSON text (RFC 8259) from UTF-8 bytes. Nesting deeper than `maximumDepth` is refused
     /// so that hostile input cannot exhaust the stack.
     public init(parsing bytes: [UInt8], maximumDepth: Int = 512) throws(JSONParseError) {
+        try self.init(parsing: bytes, longStrings: [:], maximumDepth: maximumDepth)
+    }
+
+    /// The same, with the long strings `LongStringReader` read while the bytes arrived: at the
+    /// offset of each opening quote, the offset after the closing one and the string's bytes.
+    public init(
+        parsing bytes: [UInt8], longStrings: [Int: (end: Int, bytes: [UInt8])], maximumDepth: Int = 512
+    ) throws(JSONParseError) {
         let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
+            parser.longStrings = longStrings
             do throws(JSONParseError) {
                 return .success(try parser.parseDocument())
             } catch {
@@ -45,11 +54,13 @@ private enum ASCII {
     static let closeBracket: UInt8 = 0x5D
 }
 
-private struct JSONParser {
+struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var index = 0
     var depth = 0
+    /// Long strings read already (`LongStringReader`), by the offset of their opening quote.
+    var longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -259,6 +270,10 @@ private struct JSONParser {
 
     /// A string value: a `String`, or its bytes when it is long (`JSONValue.utf8`).
     mutating func parseStringValue() throws(JSONParseError) -> JSONValue {
+        if !longStrings.isEmpty, let read = longStrings[index] {
+            index = read.end
+            return .utf8(read.bytes)
+        }
         let start = index + 1
         // Where the string ends, looked for up to `longString` bytes.
         var end = ByteScan.firstQuoteBackslashOrControl(bytes, from: start)

@@ -164,10 +164,12 @@ extension Message {
     }
 
     /// Reads a message from a frame body: malformed JSON is a parse error with no id.
-    public static func decode(frame body: [UInt8]) -> Result<Message, InvalidMessage> {
+    public static func decode(
+        frame body: [UInt8], longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
+    ) -> Result<Message, InvalidMessage> {
         let json: JSONValue
         do {
-            json = try JSONValue(parsing: body)
+            json = try JSONValue(parsing: body, longStrings: longStrings)
         } catch {
             return .failure(InvalidMessage(id: nil, error: ResponseError(.parseError, error.description)))
         }
