@@ -128,7 +128,7 @@ final class DerivedValues: Sendable {
         var outline: PGNLanguageServer.GameOutline?
         var folds: [GameFold]?
         /// In the encoding of the last request (a client keeps to one).
-        var tokens: (encoding: PositionEncoding, summary: TokenSummary)?
+        var tokens: (encoding: PositionEncoding, run: TokenRun)?
     }
     /// In the object itself (a `Mutex`, not a `Locked`: a 100 MB document has 44,000 games).
     private let slots = Mutex(Slots())
@@ -139,8 +139,8 @@ final class DerivedValues: Sendable {
 
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
-    func tokenSummary(_ encoding: PositionEncoding, _ make: () -> TokenSummary) -> TokenSummary {
-        if let done = slots.withLock({ $0.tokens?.encoding == encoding ? $0.tokens?.summary : nil }) { return done }
+    func tokenRun(_ encoding: PositionEncoding, _ make: () -> TokenRun) -> TokenRun {
+        if let done = slots.withLock({ $0.tokens?.encoding == encoding ? $0.tokens?.run : nil }) { return done }
         let made = make()
         slots.withLock { $0.tokens = (encoding, made) }
         return made

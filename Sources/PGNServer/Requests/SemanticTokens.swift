@@ -112,33 +112,33 @@ struct TokenSummary: Sendable, Equatable {
 struct TokenSegment: Sendable {
     /// The game the tokens are of; nil for text between games.
     let game: GameAnalysis?
-    /// The tokens of text between games, with their summary.
-    private let gap: GapTokens?
+    /// The summary of its tokens (a game's is the one the game keeps, shared by every result
+    /// that holds the game), with the tokens themselves for text between games.
+    private let run: TokenRun
     let encoding: PositionEncoding
     let line: Int
     let character: Int
 
     /// Small (a document's last results are kept, each a segment for every game of a 100 MB
-    /// file): a game's summary is read from the game, which keeps it (`tokenSummary`).
+    /// file): a game's summary is the game's own (`tokenRun`), read without a lock.
     init(game: GameAnalysis, encoding: PositionEncoding, line: Int, character: Int) {
         self.game = game
-        gap = nil
+        run = game.tokenRun(encoding)
         self.encoding = encoding
-        _ = game.tokenSummary(encoding)
         self.line = line
         self.character = character
     }
 
     init(gap tokens: PackedTokens, encoding: PositionEncoding, line: Int, character: Int) {
         game = nil
-        gap = GapTokens(tokens: tokens, summary: TokenSummary(tokens))
+        run = TokenRun(TokenSummary(tokens), gapTokens: tokens)
         self.encoding = encoding
         self.line = line
         self.character = character
     }
 
-    var gapTokens: PackedTokens? { gap?.tokens }
-    var summary: TokenSummary { gap?.summary ?? game!.tokenSummary(encoding) }
+    var gapTokens: PackedTokens? { run.gapTokens }
+    var summary: TokenSummary { run.summary }
 
     /// The tokens, as `GameAnalysis.semanticTokens` makes them: line from `line`, column (from
     /// `character` on the first line), length, type, modifiers.
@@ -156,14 +156,15 @@ struct TokenSegment: Sendable {
     var last: (line: Int, character: Int) { place(summary.last) }
 }
 
-/// The tokens of text between two games, and their summary.
-final class GapTokens: Sendable {
-    let tokens: PackedTokens
+/// A summary of tokens, shared: a game keeps its own and each result's segment of the game
+/// points at it. Text between games keeps its tokens too.
+final class TokenRun: Sendable {
     let summary: TokenSummary
+    let gapTokens: PackedTokens?
 
-    init(tokens: PackedTokens, summary: TokenSummary) {
-        self.tokens = tokens
+    init(_ summary: TokenSummary, gapTokens: PackedTokens? = nil) {
         self.summary = summary
+        self.gapTokens = gapTokens
     }
 }
 
@@ -428,8 +429,11 @@ extension GameAnalysis {
     }
 
     /// What the game keeps of its tokens (`TokenSummary`), made once per column encoding.
-    func tokenSummary(_ encoding: PositionEncoding) -> TokenSummary {
-        derived.tokenSummary(encoding) { TokenSummary(semanticTokens(encoding)) }
+    func tokenSummary(_ encoding: PositionEncoding) -> TokenSummary { tokenRun(encoding).summary }
+
+    /// The same, as the segments of results hold it.
+    func tokenRun(_ encoding: PositionEncoding) -> TokenRun {
+        derived.tokenRun(encoding) { TokenRun(TokenSummary(semanticTokens(encoding))) }
     }
 
     /// Whether the game's token summary in `encoding` is made already.
