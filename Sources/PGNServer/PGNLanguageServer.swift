@@ -109,7 +109,12 @@ public final class PGNLanguageServer: Sendable {
     func screenAnalysis(
         _ document: Document, _ range: Range<Int>, _ context: RequestContext, for request: ScreenRequest
     ) async -> DocumentAnalysis {
-        guard document.bytes.count >= Self.screenFirstBytes, !analyzer.hasAnyAnalysis(of: document.uri) else {
+        // A hover after an edit of a large document does not wait for the edit's reading either
+        // (0.1 s at 1 GB: the file's twins and names are found again): the games around it are
+        // read from the cache, which has all but the one typed in.
+        let unread =
+            !analyzer.hasAnyAnalysis(of: document.uri) || (request == .hover && !analyzer.hasAnalysis(of: document))
+        guard document.bytes.count >= Self.screenFirstBytes, unread else {
             return await analyzer.analysis(sharing: document)
         }
         let analysis = analyzer.screenAnalysis(of: document, covering: range)

@@ -91,6 +91,47 @@ final class LargeDocumentTests: XCTestCase {
         XCTAssertEqual(hintsAfter, hints)
     }
 
+    /// After an edit, a hover is answered from the games around it, not after the edit's
+    /// reading of the whole document: the reading of the edited version is not made by it.
+    func testAHoverAfterAnEditDoesNotWaitForTheEditsReading() async throws {
+        let box = Locked<PGNLanguageServer?>(nil)
+        let client = TestClient { server in
+            let language = PGNLanguageServer(server: server, diagnosticsDelay: .seconds(60))
+            language.register()
+            box.withLock { $0 = language }
+        }
+        try await client.initialize(positionEncodings: ["utf-16"])
+        client.open(Self.uri, Self.text)
+        let language = try XCTUnwrap(box.withLock { $0 })
+        let document: JSONValue = ["uri": .string(Self.uri)]
+        // The whole reading of the opened text, as the diagnostics or the whole tokens make it.
+        _ = try await client.result("textDocument/foldingRange", ["textDocument": document])
+        // A keystroke near the end, a hover at the top.
+        client.notify(
+            "textDocument/didChange",
+            [
+                "textDocument": ["uri": .string(Self.uri), "version": 2],
+                "contentChanges": [
+                    [
+                        "range": [
+                            "start": ["line": 79_990, "character": 0], "end": ["line": 79_990, "character": 0],
+                        ],
+                        "text": " ",
+                    ]
+                ],
+            ])
+        // 1. e4 of game 5.
+        let hover = try await client.result(
+            "textDocument/hover", ["textDocument": document, "position": ["line": 22, "character": 3]])
+        XCTAssertTrue(hover["contents"]?["value"]?.stringValue?.contains("FEN") ?? false, "\(hover)")
+        let edited = try XCTUnwrap(language.server.documents[Self.uri])
+        XCTAssertEqual(edited.version, 2)
+        XCTAssertFalse(language.analyzer.hasAnalysis(of: edited), "the hover read the games around it only")
+        // The next request about the whole document reads the edited version.
+        _ = try await client.result("textDocument/foldingRange", ["textDocument": document])
+        XCTAssertTrue(language.analyzer.hasAnalysis(of: edited))
+    }
+
     /// A client that asks for the whole tokens and the screen's hints (Neovim 0.11, which makes
     /// no range request for tokens) is asked again for the hints only: a refresh of the tokens
     /// would make it drop the whole tokens it is waiting for and ask for them again.
