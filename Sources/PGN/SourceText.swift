@@ -80,8 +80,12 @@ public struct SourceText: Sendable {
     // MARK: Positions
 
     /// The line holding `offset` (0-based).
-    public func line(of offset: Int) -> Int {
-        max(0, lineStarts.firstIndex(atLeast: offset + 1) - 1)
+    public func line(of offset: Int) -> Int { Self.line(of: offset, in: lineStarts) }
+
+    /// The line holding `offset` among lines starting at `starts` (a text's `lineStarts`, read
+    /// once by a caller that places many offsets).
+    public static func line(of offset: Int, in starts: [Int]) -> Int {
+        max(0, starts.firstIndex(atLeast: offset + 1) - 1)
     }
 
     /// The end of a line's content (before its line break).
@@ -99,7 +103,7 @@ public struct SourceText: Sendable {
     public func position(of offset: Int, in positionEncoding: PositionEncoding) -> LineColumn {
         let offset = widths.characterStart(max(0, min(offset, bytes.count)))
         let starts = lineStarts
-        let line = max(0, starts.firstIndex(atLeast: offset + 1) - 1)
+        let line = Self.line(of: offset, in: starts)
         return LineColumn(line: line, column: widths.columns(from: starts[line], to: offset, in: positionEncoding))
     }
 
@@ -135,7 +139,7 @@ extension SourceText {
         public mutating func position(of offset: Int, in encoding: PositionEncoding) -> LineColumn {
             let offset = widths.characterStart(max(0, min(offset, source.bytes.count)))
             if offset < starts[line] {
-                line = max(0, starts.firstIndex(atLeast: offset + 1) - 1)
+                line = SourceText.line(of: offset, in: starts)
             } else {
                 while line + 1 < starts.count && starts[line + 1] <= offset { line += 1 }
             }

@@ -141,7 +141,7 @@ public struct FrameDecoder: Sendable {
                 pendingLength = length
                 if length >= Self.movedLength && start > 0 {
                     // The body will be handed over as the buffer: it starts the buffer, with room
-                    // for all of it and a read beyond it (`receivedBodyStart` stays valid).
+                    // for all of it and a read beyond it (`receivedBody` stays valid).
                     var moved: [UInt8] = []
                     moved.reserveCapacity(max(length, buffer.count - start) + Self.readMargin)
                     moved.append(contentsOf: buffer[start...])

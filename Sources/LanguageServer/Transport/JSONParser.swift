@@ -240,14 +240,7 @@ struct JSONParser {
                 return .success(written)
             case ASCII.backslash:
                 if index + 1 < bytes.count {
-                    let simple: UInt8? =
-                        switch bytes[index + 1] {
-                        case UInt8(ascii: "n"): 0x0A
-                        case ASCII.quote: ASCII.quote
-                        case ASCII.backslash: ASCII.backslash
-                        default: nil
-                        }
-                    if let simple {
+                    if let simple = Self.simpleEscape(bytes[index + 1]) {
                         target[written] = simple
                         written += 1
                         index += 2
@@ -265,6 +258,18 @@ struct JSONParser {
             default:
                 return .failure(error("control character in a string"))
             }
+        }
+    }
+
+    /// What the escapes of a text's line break, quote and backslash (`\n`, `\"`, `\\`) stand
+    /// for, given the byte after the backslash: read without decoding a scalar. Nil for others.
+    @inline(__always)
+    static func simpleEscape(_ escaped: UInt8) -> UInt8? {
+        switch escaped {
+        case UInt8(ascii: "n"): 0x0A
+        case ASCII.quote: ASCII.quote
+        case ASCII.backslash: ASCII.backslash
+        default: nil
         }
     }
 

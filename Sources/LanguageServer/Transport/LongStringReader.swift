@@ -80,14 +80,7 @@ public struct LongStringReader: Sendable {
                 // break, a quote and a backslash (a text's escapes) are read without a parser.
                 guard complete || available - end >= 12 else { return }
                 if end + 1 < available {
-                    let simple: UInt8? =
-                        switch body[end + 1] {
-                        case UInt8(ascii: "n"): 0x0A
-                        case 0x22: 0x22
-                        case 0x5C: 0x5C
-                        default: nil
-                        }
-                    if let simple {
+                    if let simple = JSONParser.simpleEscape(body[end + 1]) {
                         if isLong { text.append(simple) }
                         position = end + 2
                         continue

@@ -109,11 +109,6 @@ public final class GameAnalysis: Sendable {
     /// only tags (names, dates, a title), without reading the moves again.
     public var tagReplay: GameReplay { GameReplay(source: source, syntax: tagSyntax, index: 0) }
 
-    /// The index in `syntax.nodes` of the node covering a game-relative offset (its end included).
-    public func node(at offset: Int) -> Int? {
-        syntax.nodes.index(holding: offset, by: \.range)
-    }
-
     public func move(atNode index: Int) -> ReplayedMove? {
         let replayed = replayedMoves()
         return replayed.byNode[index].map { replayed.moves[$0] }

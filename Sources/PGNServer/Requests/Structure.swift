@@ -95,8 +95,9 @@ extension PGNLanguageServer {
                         ranges.append(shift(tag.range))
                         if let value = tag.valueRange, value.contains(local) { ranges.append(shift(value)) }
                         if tag.nameRange.contains(local) { ranges.append(shift(tag.nameRange)) }
-                    } else if let index = a.node(at: local) {
-                        let nodes = a.syntax.nodes
+                    } else if case let nodes = a.syntax.nodes,
+                        let index = nodes.index(holding: local, by: \.range)
+                    {
                         if let first = nodes.first, let last = nodes.last {
                             ranges.append(shift(first.range.lowerBound..<last.range.upperBound))
                         }
@@ -176,10 +177,9 @@ extension GameAnalysis {
         derived.folds {
             var folds: [GameFold] = []
             let starts = source.lineStarts  // made once: a game's are made at each use
-            func line(of offset: Int) -> Int { max(0, starts.firstIndex(atLeast: offset + 1) - 1) }
             func fold(_ range: Range<Int>, kind: String?, depth: Int) {
-                let start = line(of: range.lowerBound)
-                let end = line(of: max(range.lowerBound, range.upperBound - 1))
+                let start = SourceText.line(of: range.lowerBound, in: starts)
+                let end = SourceText.line(of: max(range.lowerBound, range.upperBound - 1), in: starts)
                 if end > start { folds.append(GameFold(start: start, end: end, kind: kind, depth: depth)) }
             }
             fold(0..<source.bytes.count, kind: "region", depth: 0)
