@@ -6,7 +6,7 @@ import PGN
 /// The PGN language: every feature of the server, registered on a `Server`.
 public final class PGNLanguageServer: Sendable {
     public let server: Server
-    public let analyzer = PGNAnalyzer()
+    public let analyzer: PGNAnalyzer
     /// The engine and the reviews done.
     public let engines = EngineCenter()
     /// The databases the explorer reads, and its answers.
@@ -38,10 +38,12 @@ public final class PGNLanguageServer: Sendable {
             workspaceReadingTime: .seconds(4))
     }
 
+    /// `readingProgressBytes`: documents this large show progress while they are read whole.
     init(
         server: Server, diagnosticsDelay: Duration = .milliseconds(2), workspacePieceSize: Int,
-        workspaceReadingTime: Duration
+        workspaceReadingTime: Duration, readingProgressBytes: Int = 10 << 20
     ) {
+        analyzer = PGNAnalyzer(progressBytes: readingProgressBytes)
         self.workspacePieceSize = workspacePieceSize
         self.workspaceReadingTime = workspaceReadingTime
         workspaceTwins = WorkspaceTwinIndex(pieceSize: workspacePieceSize)
@@ -54,6 +56,7 @@ public final class PGNLanguageServer: Sendable {
         server.serverInfo = Self.serverInfo
         registerSettings()
         registerDiagnostics()
+        registerReadingProgress()
         registerWorkspaceTwins()
         registerHover()
         registerInlayHints()

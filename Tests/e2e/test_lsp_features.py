@@ -163,6 +163,41 @@ def test_a_file_over_20_mb_gets_whole_tokens_only_in_an_editor_that_asks_for_the
             client.close()
 
 
+def test_a_large_file_shows_progress_while_it_is_read():
+    """A file over 10 MB (here 11 MB, 4,800 games) takes a while to read whole: an editor that
+    shows work-done progress shows how much is read and how many games were found, then the
+    number of games, before the file's diagnostics come."""
+    lichess = (ROOT / "Tests" / "Fixtures" / "corpus" / "lichess" / "lichess_db_1000k.pgn").read_text()
+    text = "\n".join([lichess] * 11)
+    uri = "file:///tmp/month.pgn"
+    client = LSPClient()
+    try:
+        client.initialize(capabilities={"window": {"workDoneProgress": True}})
+        client.open(uri, text)
+        client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=60)
+        created = [r["params"]["token"] for r in client.server_requests
+                   if r["method"] == "window/workDoneProgress/create"]
+        assert len(created) == 1
+        values = [m["params"]["value"] for m in client.notifications
+                  if m["method"] == "$/progress" and m["params"]["token"] == created[0]]
+        assert values[0] == {"kind": "begin", "title": "Reading month.pgn", "cancellable": False, "percentage": 0}
+        assert values[-1] == {"kind": "end", "message": f"{11 * 438} games"}
+        reports = values[1:-1]
+        assert reports and all(r["kind"] == "report" for r in reports)
+        percents = [r["percentage"] for r in reports]
+        assert percents == sorted(percents) and percents[-1] == 100
+        games = [int(r["message"].split()[0]) for r in reports]
+        assert games == sorted(games) and games[-1] == 11 * 438
+        # The end came before the diagnostics.
+        ended = next(i for i, m in enumerate(client.notifications)
+                     if m["method"] == "$/progress" and m["params"]["value"]["kind"] == "end")
+        published = next(i for i, m in enumerate(client.notifications)
+                         if m["method"] == "textDocument/publishDiagnostics")
+        assert ended < published
+    finally:
+        client.close()
+
+
 def test_folding_ranges_within_the_clients_limit():
     """VS Code keeps 5,000 folding ranges of a document and says so (`rangeLimit`): it gets the
     outermost first, in document order, and a client without a limit gets every one."""

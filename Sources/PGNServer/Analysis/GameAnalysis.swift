@@ -327,7 +327,21 @@ public final class PGNAnalyzer: Sendable {
     /// text (tests compare the two).
     public let incremental: Bool
 
-    public init(incremental: Bool = true) { self.incremental = incremental }
+    /// Documents this large tell `onWholeReading` of their whole readings.
+    public let progressBytes: Int
+
+    private let wholeReadingHook = Mutex<(@Sendable (WholeReading) -> Void)?>(nil)
+
+    public init(incremental: Bool = true, progressBytes: Int = 10 << 20) {
+        self.incremental = incremental
+        self.progressBytes = progressBytes
+    }
+
+    /// Calls `hook` when a whole reading of a document of `progressBytes` or more begins (on
+    /// opening, or after a change that replaced most of the text), so that it can follow it.
+    public func onWholeReading(_ hook: @escaping @Sendable (WholeReading) -> Void) {
+        wholeReadingHook.withLock { $0 = hook }
+    }
 
     /// The analysis of a document version, computed once.
     public func analysis(of document: Document) -> DocumentAnalysis {
@@ -473,9 +487,11 @@ public final class PGNAnalyzer: Sendable {
     /// `analyzing`: each game is analysed as soon as its piece is read, from the syntax the
     /// cut read (`GameCut.analyses`); `known` gives the analyses already made of a text. A
     /// game's movetext nodes are dropped once it is analysed, so only those of the pieces
-    /// being read are in memory at once, never the whole text's.
+    /// being read are in memory at once, never the whole text's. `progress` is told of each
+    /// piece read: its length and its number of games.
     static func cutIntoGames(
-        _ bytes: [UInt8], analyzing known: (@Sendable (GameText) -> GameAnalysis?)? = nil
+        _ bytes: [UInt8], analyzing known: (@Sendable (GameText) -> GameAnalysis?)? = nil,
+        progress: (@Sendable (_ bytes: Int, _ games: Int) -> Void)? = nil
     ) -> GameCut {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var cuts = [0]
@@ -543,6 +559,7 @@ public final class PGNAnalyzer: Sendable {
                 games = []
                 results[k] = GameCut(
                     ranges: ranges, outside: outside, longComments: parser.longComments, analyses: analyses)
+                progress?(bounds[k + 1] - bounds[k], ranges.count)
             }
         }
         var cut = GameCut(ranges: [], outside: [], longComments: [])
@@ -564,11 +581,18 @@ public final class PGNAnalyzer: Sendable {
     /// The whole text cut into games.
     private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
         let bytes = document.bytes
-        var cut = Self.cutIntoGames(bytes, analyzing: { cache[$0] })
+        let hook = bytes.count >= progressBytes ? wholeReadingHook.withLock { $0 } : nil
+        let reading = hook.map { hook in
+            let reading = WholeReading(uri: document.uri, length: bytes.count)
+            hook(reading)
+            return reading
+        }
+        var cut = Self.cutIntoGames(bytes, analyzing: { cache[$0] }, progress: reading.map { $0.pieceRead })
         let games = zip(cut.ranges, cut.analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
         cut.analyses = []
-        let r = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
-        return r
+        let analysis = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
+        reading?.finish(games: games.count)
+        return analysis
     }
 
     /// Bytes on each side of an edit that the lexer may look at beyond a token (`1-0`, `…`,

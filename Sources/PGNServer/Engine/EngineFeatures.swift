@@ -530,7 +530,7 @@ struct Progress: Sendable {
     private let lastPercent = Locked(-1)
 
     /// Creates the progress `token` (nil: the client does not support progress) and begins it.
-    static func begin(_ server: Server, token: String?, title: String) async -> Progress {
+    static func begin(_ server: Server, token: String?, title: String, cancellable: Bool = true) async -> Progress {
         guard let token,
             (try? await server.sendRequest("window/workDoneProgress/create", params: ["token": .string(token)])) != nil
         else { return Progress(server: server, token: nil) }
@@ -538,7 +538,9 @@ struct Progress: Sendable {
             "$/progress",
             params: [
                 "token": .string(token),
-                "value": ["kind": "begin", "title": .string(title), "cancellable": true, "percentage": 0],
+                "value": [
+                    "kind": "begin", "title": .string(title), "cancellable": .bool(cancellable), "percentage": 0,
+                ],
             ])
         return Progress(server: server, token: token)
     }
@@ -549,10 +551,12 @@ struct Progress: Sendable {
     }
 
     func report(done: Int, of total: Int, _ message: String) {
-        guard let token else { return }
-        let percent = total == 0 ? 100 : done * 100 / total
-        // One report per percent at most.
-        guard
+        report(percent: total == 0 ? 100 : done * 100 / total, "\(message): \(done)/\(total)")
+    }
+
+    /// One report per percent at most.
+    func report(percent: Int, _ message: String) {
+        guard let token,
             lastPercent.withLock({ last in
                 defer { last = max(last, percent) }
                 return percent > last
@@ -562,10 +566,7 @@ struct Progress: Sendable {
             "$/progress",
             params: [
                 "token": .string(token),
-                "value": [
-                    "kind": "report", "percentage": .integer(percent),
-                    "message": .string("\(message): \(done)/\(total)"),
-                ],
+                "value": ["kind": "report", "percentage": .integer(percent), "message": .string(message)],
             ])
     }
 
