@@ -117,7 +117,7 @@ public final class PGNLanguageServer: Sendable {
         // read from the cache, which has all but the one typed in.
         let unread =
             !analyzer.hasAnyAnalysis(of: document.uri) || (request == .hover && !analyzer.hasAnalysis(of: document))
-        guard document.bytes.count >= Self.screenFirstBytes, unread else {
+        guard document.length >= Self.screenFirstBytes, unread else {
             return await analyzer.analysis(sharing: document)
         }
         let analysis = analyzer.screenAnalysis(of: document, covering: range)

@@ -118,26 +118,35 @@ public struct CharacterWidths: Sendable, Hashable {
         return rest >= lineEnd - after ? lineEnd : after + rest
     }
 
-    /// Follows an edit: `oldRange` of the text was replaced by `insertedLength` bytes, giving
-    /// `bytes`. Work is in proportion to the characters that are not ASCII after the edit.
-    public mutating func replace(_ oldRange: Range<Int>, insertedLength: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+    /// Follows an edit: `oldRange` of the text was replaced by `insertedLength` bytes. `bytes`
+    /// are those of the new text from offset `base`: the inserted ones and, when the text goes
+    /// on, the three after them. Work is in proportion to the characters that are not ASCII
+    /// after the edit; the bytes after the edit are not read again (their characters moved).
+    public mutating func replace(
+        _ oldRange: Range<Int>, insertedLength: Int, scanning bytes: UnsafeBufferPointer<UInt8>, at base: Int
+    ) {
         let delta = insertedLength - oldRange.count
         let low = firstIndex(atOrAfter: oldRange.lowerBound)
         let high = firstIndex(atOrAfter: oldRange.upperBound)
-        let tail = Array(starts[high...])
-        let tailLengths = (high..<starts.count).map { length($0) }
+        let tail = (high..<starts.count).map {
+            (
+                start: starts[$0] + delta, utf8: excess8[$0 + 1] - excess8[$0], utf16: excess16[$0 + 1] - excess16[$0],
+                utf32: excess32[$0 + 1] - excess32[$0]
+            )
+        }
         starts.removeSubrange(low...)
         excess8.removeSubrange((low + 1)...)
         excess16.removeSubrange((low + 1)...)
         excess32.removeSubrange((low + 1)...)
-        insert(scanning: bytes, from: oldRange.lowerBound, to: oldRange.lowerBound + insertedLength, at: 0)
-        for (start, length) in zip(tail, tailLengths) {
-            let moved = start + delta
-            let width = Self.width(bytes, at: moved, latin1: latin1)
-            starts.append(moved)
-            excess8.append(excess8.last! + length - width.utf8)
-            excess16.append(excess16.last! + length - width.utf16)
-            excess32.append(excess32.last! + length - width.utf32)
+        insert(
+            scanning: bytes, from: oldRange.lowerBound - base, to: oldRange.lowerBound + insertedLength - base,
+            at: base)
+        starts.reserveCapacity(starts.count + tail.count)
+        for moved in tail {
+            starts.append(moved.start)
+            excess8.append(excess8.last! + moved.utf8)
+            excess16.append(excess16.last! + moved.utf16)
+            excess32.append(excess32.last! + moved.utf32)
         }
     }
 }

@@ -187,26 +187,60 @@ final class DocumentTests: XCTestCase {
             var text = randomText(30)
             var document = Document(uri: "u", version: 0, text: text)
             for step in 1...400 {
-                let start = LSPPosition(
-                    line: Int.random(in: 0...document.lineCount, using: &generator),
-                    character: Int.random(in: 0...12, using: &generator))
-                let end = LSPPosition(
-                    line: start.line + Int.random(in: 0...1, using: &generator),
-                    character: Int.random(in: 0...12, using: &generator))
-                let inserted = randomText(6)
-                let low = referenceOffset(text, start, encoding)
-                let high = max(low, referenceOffset(text, end, encoding))
-                var bytes = Array(text.utf8)
-                bytes.replaceSubrange(low..<high, with: Array(inserted.utf8))
-                text = String(decoding: bytes, as: UTF8.self)
-                let range = LSPRange(start: start, end: max(start, end))
-                let edit = document.apply(
-                    TextDocumentContentChangeEvent(range: range, text: inserted), encoding: encoding)
-                XCTAssertEqual(edit, AppliedEdit(replacedRange: low..<high, insertedLength: inserted.utf8.count))
-                XCTAssertEqual(document.text, text, "\(encoding) step \(step)")
-                XCTAssertEqual(document.lineIndex, LineIndex(document.bytes), "\(encoding) step \(step)")
+                let (start, end) = randomPlaces(document, lines: 1, characters: 12, &generator)
+                checkEdit(&document, &text, start, end, inserted: randomText(6), encoding, "\(encoding) step \(step)")
             }
         }
+    }
+
+    /// The same in a document of several pieces (`DocumentText`), with edits that cross pieces
+    /// and insertions that make a piece too large.
+    func testRandomEditsOfALargeDocumentKeepItsTextAndLineIndexExact() {
+        var generator = SeededGenerator(seed: 0xB16)
+        let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r\n", " ", "e4 e5 Nf3"]
+        func randomText(_ count: Int) -> String {
+            (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+        var text = randomText(60_000)
+        var document = Document(uri: "u", version: 0, text: text)
+        for step in 1...60 {
+            let (start, end) = randomPlaces(document, lines: step % 5 == 0 ? 20_000 : 0, characters: 6, &generator)
+            checkEdit(
+                &document, &text, start, end, inserted: randomText(step % 4 == 0 ? 25_000 : 3), .utf16, "step \(step)")
+        }
+    }
+
+    /// A random place in `document`, and one up to `lines` lines after it.
+    private func randomPlaces(
+        _ document: Document, lines: Int, characters: Int, _ generator: inout SeededGenerator
+    ) -> (LSPPosition, LSPPosition) {
+        let start = LSPPosition(
+            line: Int.random(in: 0...document.lineCount, using: &generator),
+            character: Int.random(in: 0...characters, using: &generator))
+        let end = LSPPosition(
+            line: start.line + Int.random(in: 0...lines, using: &generator),
+            character: Int.random(in: 0...characters, using: &generator))
+        return (start, end)
+    }
+
+    /// Replaces `start..<end` of `document` and of `text` (computed apart, scalar by scalar) with
+    /// `inserted`, and checks that the document has the same text and a line index as exact as
+    /// one made from scratch.
+    private func checkEdit(
+        _ document: inout Document, _ text: inout String, _ start: LSPPosition, _ end: LSPPosition,
+        inserted: String, _ encoding: PositionEncoding, _ step: String
+    ) {
+        let low = referenceOffset(text, start, encoding)
+        let high = max(low, referenceOffset(text, end, encoding))
+        var bytes = Array(text.utf8)
+        bytes.replaceSubrange(low..<high, with: Array(inserted.utf8))
+        text = String(decoding: bytes, as: UTF8.self)
+        let edit = document.apply(
+            TextDocumentContentChangeEvent(range: LSPRange(start: start, end: max(start, end)), text: inserted),
+            encoding: encoding)
+        XCTAssertEqual(edit, AppliedEdit(replacedRange: low..<high, insertedLength: inserted.utf8.count), step)
+        XCTAssertEqual(document.bytes, bytes, step)
+        XCTAssertEqual(document.lineIndex, LineIndex(bytes), step)
     }
 
     func testEveryOffsetAndColumnAgreeWithAWalkAlongTheLine() {

@@ -3,7 +3,9 @@ public struct Document: Sendable, Hashable {
     public let uri: DocumentURI
     public var languageID: String
     public private(set) var version: Int
-    public private(set) var bytes: [UInt8]
+    /// The text, in pieces: a copy of the document shares them, and an edit changes only the
+    /// piece it falls in.
+    public private(set) var content: DocumentText
     public private(set) var lineIndex: LineIndex
     /// The edits that made the latest revisions of the text.
     public private(set) var history: EditHistory
@@ -12,7 +14,8 @@ public struct Document: Sendable, Hashable {
         self.uri = uri
         self.languageID = languageID
         self.version = version
-        self.bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
+        self.content = DocumentText(bytes)
         self.lineIndex = LineIndex(bytes)
         self.history = EditHistory()
     }
@@ -22,7 +25,7 @@ public struct Document: Sendable, Hashable {
         self.uri = uri
         self.languageID = languageID
         self.version = version
-        self.bytes = bytes
+        self.content = DocumentText(bytes)
         self.lineIndex = LineIndex(bytes)
         self.history = EditHistory()
     }
@@ -33,26 +36,33 @@ public struct Document: Sendable, Hashable {
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// The text's bytes in one array: the array it was opened from until an edit, else a copy
+    /// (100 MB for a 100 MB document: `content` reads a part without one).
+    public var bytes: [UInt8] { content.array }
+
+    /// The length of the text in bytes.
+    public var length: Int { content.count }
+
     public var lineCount: Int { lineIndex.lineCount }
 
     /// The bytes of a line without its terminator; nil past the last line.
-    public func line(_ line: Int) -> ArraySlice<UInt8>? {
+    public func line(_ line: Int) -> [UInt8]? {
         guard line >= 0, line < lineIndex.lineCount else { return nil }
-        return bytes[lineIndex.contentRange(ofLine: line, in: bytes)]
+        return content.bytes(in: lineIndex.contentRange(ofLine: line, in: content))
     }
 
     public func offset(of position: LSPPosition, encoding: PositionEncoding) -> Int {
-        lineIndex.offset(of: position, in: bytes, encoding: encoding)
+        lineIndex.offset(of: position, in: content, encoding: encoding)
     }
 
     public func position(of offset: Int, encoding: PositionEncoding) -> LSPPosition {
-        lineIndex.position(of: offset, in: bytes, encoding: encoding)
+        lineIndex.position(of: offset, in: content, encoding: encoding)
     }
 
     /// The same for offsets asked in increasing order, `line` being the previous answer's line
     /// (`LineIndex.position(of:in:encoding:fromLine:)`).
     public func position(of offset: Int, encoding: PositionEncoding, fromLine line: inout Int) -> LSPPosition {
-        lineIndex.position(of: offset, in: bytes, encoding: encoding, fromLine: &line)
+        lineIndex.position(of: offset, in: content, encoding: encoding, fromLine: &line)
     }
 
     /// The bytes a range covers; a range whose end is before its start covers the bytes between them.
@@ -80,17 +90,17 @@ public struct Document: Sendable, Hashable {
     public mutating func apply(_ change: TextDocumentContentChangeEvent, encoding: PositionEncoding) -> AppliedEdit {
         let inserted = Array(change.text.utf8)
         guard let range = change.range else {
-            let edit = AppliedEdit(replacedRange: 0..<bytes.count, insertedLength: inserted.count)
+            let edit = AppliedEdit(replacedRange: 0..<content.count, insertedLength: inserted.count)
             history.record(edit)
-            bytes = inserted
-            lineIndex = LineIndex(bytes)
+            content = DocumentText(inserted)
+            lineIndex = LineIndex(inserted)
             return edit
         }
         let replaced = byteRange(of: range, encoding: encoding)
         let edit = AppliedEdit(replacedRange: replaced, insertedLength: inserted.count)
         history.record(edit)
-        bytes.replaceSubrange(replaced, with: inserted)
-        lineIndex.replace(replaced, insertedLength: inserted.count, in: bytes)
+        content.replace(replaced, with: inserted)
+        lineIndex.replace(replaced, insertedLength: inserted.count, in: content)
         return edit
     }
 

@@ -41,30 +41,36 @@ public struct LineIndex: Sendable, Hashable {
 
     public var lineCount: Int { starts.count }
 
-    /// Whether a line begins at `offset` of `bytes`.
-    private static func isLineStart(_ offset: Int, in bytes: [UInt8]) -> Bool {
-        if offset == 0 { return true }
-        let previous = bytes[offset - 1]
-        if previous == 0x0A { return true }
-        return previous == 0x0D && (offset == bytes.count || bytes[offset] != 0x0A)
-    }
-
     /// Updates the index after `oldRange` of the old text was replaced by `insertedLength` bytes, giving
-    /// `bytes`. Only line starts whose two neighbouring bytes the edit touched are recomputed.
-    mutating func replace(_ oldRange: Range<Int>, insertedLength: Int, in bytes: [UInt8]) {
+    /// `text`. Only line starts whose two neighbouring bytes the edit touched are recomputed.
+    mutating func replace(_ oldRange: Range<Int>, insertedLength: Int, in text: DocumentText) {
         let delta = insertedLength - oldRange.count
         let low = firstIndex(ofStartAtLeast: oldRange.lowerBound)
         let high = firstIndex(ofStartAtLeast: oldRange.upperBound + 1)
-        var middle: [UInt32] = []
-        for offset in oldRange.lowerBound...(oldRange.lowerBound + insertedLength)
-        where Self.isLineStart(offset, in: bytes) {
-            middle.append(UInt32(clamping: offset))
+        // The inserted bytes, the one before them and the one after (a line start depends on
+        // its two neighbours), and three more for a character that goes on past them.
+        let insertedEnd = oldRange.lowerBound + insertedLength
+        let window = max(oldRange.lowerBound - 1, 0)..<min(insertedEnd + 4, text.count)
+        text.withBytes(in: window) { bytes in
+            var middle: [UInt32] = []
+            for offset in oldRange.lowerBound...insertedEnd {
+                let isStart: Bool
+                if offset == 0 {
+                    isStart = true
+                } else {
+                    let previous = bytes[offset - 1 - window.lowerBound]
+                    isStart =
+                        previous == 0x0A
+                        || (previous == 0x0D && (offset == text.count || bytes[offset - window.lowerBound] != 0x0A))
+                }
+                if isStart { middle.append(UInt32(clamping: offset)) }
+            }
+            if delta != 0 {
+                for index in high..<starts.count { starts[index] = UInt32(clamping: Int(starts[index]) + delta) }
+            }
+            starts.replaceSubrange(low..<high, with: middle)
+            widths.replace(oldRange, insertedLength: insertedLength, scanning: bytes, at: window.lowerBound)
         }
-        if delta != 0 {
-            for index in high..<starts.count { starts[index] = UInt32(clamping: Int(starts[index]) + delta) }
-        }
-        starts.replaceSubrange(low..<high, with: middle)
-        bytes.withUnsafeBufferPointer { widths.replace(oldRange, insertedLength: insertedLength, in: $0) }
     }
 
     /// The index of the first line start at or after `offset`.
@@ -76,21 +82,21 @@ public struct LineIndex: Sendable, Hashable {
     }
 
     /// The bytes of `line` without its terminator.
-    public func contentRange(ofLine line: Int, in bytes: [UInt8]) -> Range<Int> {
+    public func contentRange(ofLine line: Int, in text: DocumentText) -> Range<Int> {
         let start = Int(starts[line])
-        guard line + 1 < starts.count else { return start..<bytes.count }
+        guard line + 1 < starts.count else { return start..<text.count }
         var end = Int(starts[line + 1]) - 1
-        if bytes[end] == 0x0A, end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        if text[end] == 0x0A, end > start, text[end - 1] == 0x0D { end -= 1 }
         return start..<end
     }
 
     /// The byte offset of `position`. A character past the end of its line means the end of the line, a
     /// line past the end of the document means the end of the document, and a position inside a character
     /// (the middle of a surrogate pair or of a UTF-8 sequence) means the start of that character.
-    public func offset(of position: LSPPosition, in bytes: [UInt8], encoding: PositionEncoding) -> Int {
+    public func offset(of position: LSPPosition, in text: DocumentText, encoding: PositionEncoding) -> Int {
         guard position.line >= 0 else { return 0 }
-        guard position.line < starts.count else { return bytes.count }
-        let content = contentRange(ofLine: position.line, in: bytes)
+        guard position.line < starts.count else { return text.count }
+        let content = contentRange(ofLine: position.line, in: text)
         return widths.offset(
             ofColumn: position.character, lineStart: content.lowerBound, lineEnd: content.upperBound,
             in: encoding)
@@ -100,13 +106,13 @@ public struct LineIndex: Sendable, Hashable {
     /// of a document): the line is searched forward from `line`, the previous answer's line, which
     /// becomes this one's. A line's first byte takes no column count.
     public func position(
-        of offset: Int, in bytes: [UInt8], encoding: PositionEncoding, fromLine line: inout Int
+        of offset: Int, in text: DocumentText, encoding: PositionEncoding, fromLine line: inout Int
     ) -> LSPPosition {
-        let clamped = min(max(offset, 0), bytes.count)
+        let clamped = min(max(offset, 0), text.count)
         var low = min(max(line, 0), starts.count - 1)
         guard starts[low] <= clamped else {
             line = self.line(containing: clamped)
-            return position(of: clamped, onLine: line, in: bytes, encoding: encoding)
+            return position(of: clamped, onLine: line, in: text, encoding: encoding)
         }
         // Galloping: the next offset is most often a few lines on.
         var step = 1
@@ -121,23 +127,23 @@ public struct LineIndex: Sendable, Hashable {
         }
         line = low
         if starts[low] == clamped { return LSPPosition(line: low, character: 0) }
-        return position(of: clamped, onLine: low, in: bytes, encoding: encoding)
+        return position(of: clamped, onLine: low, in: text, encoding: encoding)
     }
 
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
     /// end of its line.
-    public func position(of offset: Int, in bytes: [UInt8], encoding: PositionEncoding) -> LSPPosition {
-        let clamped = min(max(offset, 0), bytes.count)
-        return position(of: clamped, onLine: line(containing: clamped), in: bytes, encoding: encoding)
+    public func position(of offset: Int, in text: DocumentText, encoding: PositionEncoding) -> LSPPosition {
+        let clamped = min(max(offset, 0), text.count)
+        return position(of: clamped, onLine: line(containing: clamped), in: text, encoding: encoding)
     }
 
     /// The position of byte `offset` of the document (clamped already) on `line`, the line holding it.
     private func position(
-        of clamped: Int, onLine line: Int, in bytes: [UInt8], encoding: PositionEncoding
+        of clamped: Int, onLine line: Int, in text: DocumentText, encoding: PositionEncoding
     )
         -> LSPPosition
     {
-        let content = contentRange(ofLine: line, in: bytes)
+        let content = contentRange(ofLine: line, in: text)
         let target = widths.characterStart(min(clamped, content.upperBound))
         return LSPPosition(
             line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding))

@@ -169,7 +169,6 @@ public struct PlacedGame: Sendable {
 public struct DocumentAnalysis: Sendable {
     public let uri: DocumentURI
     public let version: Int
-    public let bytes: [UInt8]
     public let games: [PlacedGame]
     /// Every diagnostic, with byte ranges in the document, in document order.
     public let diagnostics: [Diagnostic]
@@ -190,14 +189,6 @@ public struct DocumentAnalysis: Sendable {
     /// other files are looked for in these, without touching every game's analysis again.
     var twinIdentities: [Int?] = []
     var twinIdentityCounts: [Int: Int] = [:]
-
-    /// The same analysis with other bytes (those of the same text, or none).
-    func with(bytes: [UInt8]) -> DocumentAnalysis {
-        DocumentAnalysis(
-            uri: uri, version: version, bytes: bytes, games: games, diagnostics: diagnostics, outside: outside,
-            longComments: longComments, parsedBytes: parsedBytes, stamp: stamp, length: length,
-            nameFindings: nameFindings, twinIdentities: twinIdentities, twinIdentityCounts: twinIdentityCounts)
-    }
 
     /// The game whose text holds `offset` (its end included), if any.
     public func game(at offset: Int) -> PlacedGame? {
@@ -357,8 +348,7 @@ public final class PGNAnalyzer: Sendable {
             let cache = state.withLock { $0.games }
             result = analyze(document, cache: cache)
         }
-        // The analysis kept holds no bytes: the document's bytes are then edited in place.
-        let stored = result.with(bytes: [])
+        let stored = result
         state.withLock { state in
             var versions = state.latest[document.uri] ?? []
             if let current = versions.last {
@@ -413,24 +403,54 @@ public final class PGNAnalyzer: Sendable {
     /// analysis joins the cache, which the whole reading then takes). It has no diagnostics
     /// and no findings across games (twins, name variants).
     public func screenAnalysis(of document: Document, covering range: Range<Int>) -> DocumentAnalysis {
-        let bytes = document.bytes
-        let ranges = bytes.withUnsafeBufferPointer { buffer -> [Range<Int>] in
-            let lower = min(max(range.lowerBound, 0), buffer.count)
-            let start =
-                lower == 0
-                ? 0
-                : PieceCutter.lastGameBoundary(UnsafeBufferPointer(rebasing: buffer[..<min(lower + 1, buffer.count)]))
-                    ?? 0
-            let parser = Parser(buffer, start: start, firstGameIndex: 0) { $0 > range.upperBound }
-            return parser.games.map(\.range)
+        let text = document.content
+        let lower = min(max(range.lowerBound, 0), text.count)
+        // The last game start at or before the range: looked for in the 64 KB before it, then
+        // in four times more, and so on.
+        var start = 0
+        var reach = 1 << 16
+        while lower > 0 {
+            let window = max(0, lower + 1 - reach)..<min(lower + 1, text.count)
+            if let found = text.withBytes(in: window, PieceCutter.lastGameBoundary) {
+                start = window.lowerBound + found
+                break
+            }
+            if window.lowerBound == 0 { break }
+            reach *= 4
         }
+        let parser = Self.parse(text, from: start, firstGameIndex: 0, reading: range.upperBound - start) {
+            $0 > range.upperBound
+        }
+        let ranges = parser.games.map(\.range)
         let cache = state.withLock { $0.games }
-        let analyses = Self.analyses(of: Self.texts(of: ranges, in: bytes)) { cache[$0] }
+        let analyses = Self.analyses(of: Self.texts(of: ranges, in: text)) { cache[$0] }
         state.withLock { _ = $0.add(analyses) }
         let games = zip(ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
         return DocumentAnalysis(
-            uri: document.uri, version: document.version, bytes: bytes, games: games, diagnostics: [],
-            stamp: document.history.stamp, length: bytes.count)
+            uri: document.uri, version: document.version, games: games, diagnostics: [],
+            stamp: document.history.stamp, length: text.count)
+    }
+
+    /// A parse of `text` from `start` (0 or a game start of a parse of the whole text) that
+    /// stops as `Parser.init(_:base:start:firstGameIndex:stoppingAt:)` does, made on a part of
+    /// the text: the next `reading` bytes and 64 KB more, then four times as much while the
+    /// parse went on to within `margin` of the part's end (what it read there could depend on
+    /// what follows). The same games and diagnostics as on the whole text, without a copy of it.
+    static func parse(
+        _ text: DocumentText, from start: Int, firstGameIndex: Int, reading: Int,
+        stoppingAt stop: @escaping (Int) -> Bool
+    ) -> Parser {
+        var length = max(reading, 0) + (1 << 16)
+        while true {
+            let end = min(text.count, start + length)
+            let parser = text.withBytes(in: start..<end) { buffer in
+                Parser(buffer, base: start, start: 0, firstGameIndex: firstGameIndex, stoppingAt: stop)
+            }
+            if end == text.count || (parser.stoppedAt != nil && parser.endOffset + Self.margin <= end) {
+                return parser
+            }
+            length *= 4
+        }
     }
 
     /// Whether a reading of some version of the document is kept: the reading of a later one
@@ -441,7 +461,7 @@ public final class PGNAnalyzer: Sendable {
 
     /// The analysis of this version among a document's kept analyses, with its bytes.
     private static func made(_ document: Document, in kept: [DocumentAnalysis]) -> DocumentAnalysis? {
-        kept.last { $0.stamp == document.history.stamp }?.with(bytes: document.bytes)
+        kept.last { $0.stamp == document.history.stamp }
     }
 
     /// Whether the analysis of this document version is made already (`analysis(of:)` would
@@ -580,7 +600,8 @@ public final class PGNAnalyzer: Sendable {
 
     /// The whole text cut into games.
     private func analyze(_ document: Document, cache: [GameText: GameAnalysis]) -> DocumentAnalysis {
-        let bytes = document.bytes
+        // The array the document was opened from, else a copy (an edit that replaced most of it).
+        let bytes = document.content.array
         let hook = bytes.count >= progressBytes ? wholeReadingHook.withLock { $0 } : nil
         let reading = hook.map { hook in
             let reading = WholeReading(uri: document.uri, length: bytes.count)
@@ -607,10 +628,10 @@ public final class PGNAnalyzer: Sendable {
     ) -> (
         DocumentAnalysis, [GameAnalysis]
     )? {
-        let bytes = document.bytes
+        let text = document.content
         guard let edits = document.history.edits(since: previous.stamp),
-            let change = AppliedEdit.combining(edits), previous.length + change.delta == bytes.count,
-            !previous.games.isEmpty, change.insertedLength < max(bytes.count / 2, 1 << 16)
+            let change = AppliedEdit.combining(edits), previous.length + change.delta == text.count,
+            !previous.games.isEmpty, change.insertedLength < max(text.count / 2, 1 << 16)
         else { return nil }
         let old = previous.games
         let delta = change.delta
@@ -637,14 +658,15 @@ public final class PGNAnalyzer: Sendable {
             let found = old.firstIndex(atLeast: offset, by: \.start)
             return found < old.count && old[found].start == offset ? found : nil
         }
-        let parser = bytes.withUnsafeBufferPointer { buffer in
-            Parser(buffer, start: start, firstGameIndex: first) { offset in
-                offset - delta >= oldEnd + Self.margin && oldGame(startingAt: offset - delta) != nil
-            }
+        // The parse reaches past the edit to the next game start that was one before it.
+        let parser = Self.parse(
+            text, from: start, firstGameIndex: first, reading: oldEnd + delta + Self.margin - start
+        ) { offset in
+            offset - delta >= oldEnd + Self.margin && oldGame(startingAt: offset - delta) != nil
         }
         let ranges = parser.games.map(\.range)
         let resumed = parser.stoppedAt.map { oldGame(startingAt: $0 - delta)! } ?? old.count
-        let resumedAt = parser.stoppedAt ?? bytes.count + 1
+        let resumedAt = parser.stoppedAt ?? text.count + 1
 
         var cut = GameCut(ranges: [], outside: [], longComments: [])
         cut.outside = previous.outside.filter { $0.range.lowerBound < start }
@@ -665,7 +687,7 @@ public final class PGNAnalyzer: Sendable {
         // The games read again: most are in the previous reading or the cache.
         var known: [GameText: GameAnalysis] = [:]
         for game in old[first..<resumed] { known[game.analysis.text] = game.analysis }
-        let texts = Self.texts(of: ranges, in: bytes)
+        let texts = Self.texts(of: ranges, in: text)
         let analyses = Self.analyses(of: texts) { text in
             known[text] ?? state.withLock { $0.games[text] }
         }
@@ -738,6 +760,11 @@ public final class PGNAnalyzer: Sendable {
             let range = game.analysis.tagNames.names[finding.name].range.shifted(by: game.start)
             return NameVariants.diagnostic(finding, name: text(games, finding.game, finding.name), range: range)
         }
+    }
+
+    /// The texts of the games at `ranges` of a document's text, copied and hashed.
+    static func texts(of ranges: [Range<Int>], in text: DocumentText) -> [GameText] {
+        ranges.map { GameText(text.bytes(in: $0)) }
     }
 
     /// The texts of the games at `ranges`, copied and hashed on every core.
@@ -814,9 +841,9 @@ public final class PGNAnalyzer: Sendable {
         diagnostics += nameVariantDiagnostics(games, nameFindings)
         diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
         return DocumentAnalysis(
-            uri: document.uri, version: document.version, bytes: document.bytes, games: games,
+            uri: document.uri, version: document.version, games: games,
             diagnostics: diagnostics, outside: cut.outside, longComments: cut.longComments, parsedBytes: parsedBytes,
-            stamp: document.history.stamp, length: document.bytes.count, nameFindings: nameFindings,
+            stamp: document.history.stamp, length: document.length, nameFindings: nameFindings,
             twinIdentities: identities, twinIdentityCounts: identityCounts)
     }
 }

@@ -12,14 +12,20 @@ extension PGNLanguageServer {
         server.capabilities.features["completionProvider"] = ["triggerCharacters": ["$", "[", "\""]]
         server.registerRequest("textDocument/completion") { [self] params, context in
             let (document, analysis, offset) = try await placeParams(params, context).parts
-            let bytes = document.bytes
+            // The line up to the cursor: what is being typed is on it.
+            let lineStart = document.lineIndex.contentRange(
+                ofLine: document.lineIndex.line(containing: offset), in: document.content
+            ).lowerBound
+            let bytes = document.content.bytes(in: lineStart..<offset)
             let encoding = context.positionEncoding
             // The word being typed.
             var wordStart = offset
-            while wordStart > 0 && (Lexer.isSymbolByte(bytes[wordStart - 1]) || bytes[wordStart - 1] == 0x24) {
+            while wordStart > lineStart
+                && (Lexer.isSymbolByte(bytes[wordStart - 1 - lineStart]) || bytes[wordStart - 1 - lineStart] == 0x24)
+            {
                 wordStart -= 1
             }
-            let prefix = String(decoding: bytes[wordStart..<offset], as: UTF8.self)
+            let prefix = String(decoding: bytes[(wordStart - lineStart)...], as: UTF8.self)
             let replace = range(wordStart..<offset, document, encoding)
             func item(_ label: String, kind: CompletionItemKind, detail: String?, sort: Int) -> JSONValue {
                 var object: [String: JSONValue] = [
@@ -32,9 +38,7 @@ extension PGNLanguageServer {
             }
 
             // Inside a tag line: names, then values.
-            var lineStart = offset
-            while lineStart > 0 && bytes[lineStart - 1] != 0x0A && bytes[lineStart - 1] != 0x0D { lineStart -= 1 }
-            let linePrefix = String(decoding: bytes[lineStart..<offset], as: UTF8.self)
+            let linePrefix = String(decoding: bytes, as: UTF8.self)
             if linePrefix.hasPrefix("[") {
                 if let quote = linePrefix.firstIndex(of: "\"") {
                     let name = linePrefix.dropFirst().prefix { $0 != " " && $0 != "\"" }

@@ -10,11 +10,12 @@ extension PGNLanguageServer {
         server.capabilities.features["documentRangeFormattingProvider"] = true
         server.registerRequest("textDocument/formatting") { [self] params, context in
             let (document, _) = try await analysis(params, context)
-            let formatted = ExportFormat.format(SourceText(document.bytes), lineLength: currentSettings.lineLength)
-            guard Array(formatted.utf8) != document.bytes else { return [] }
+            let bytes = document.bytes
+            let formatted = ExportFormat.format(SourceText(bytes), lineLength: currentSettings.lineLength)
+            guard Array(formatted.utf8) != bytes else { return [] }
             return [
                 [
-                    "range": range(0..<document.bytes.count, document, context.positionEncoding),
+                    "range": range(0..<document.length, document, context.positionEncoding),
                     "newText": .string(formatted),
                 ]
             ]

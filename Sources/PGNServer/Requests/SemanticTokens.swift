@@ -524,7 +524,7 @@ extension PGNLanguageServer {
     /// Whether `full` and `full/delta` answer no tokens for `document` (`wholeTokensLimit`);
     /// the log says so once for each document.
     func withholdsWholeTokens(_ document: Document, _ context: RequestContext) -> Bool {
-        guard document.bytes.count > Self.wholeTokensLimit,
+        guard document.length > Self.wholeTokensLimit,
             !context.session.clientCapabilities.supportsSemanticTokenRanges
         else { return false }
         let note = "whole tokens \(document.uri)"
@@ -642,7 +642,7 @@ extension PGNLanguageServer {
         _ analysis: DocumentAnalysis, _ document: Document, _ lines: ClosedRange<Int>?, _ encoding: PositionEncoding,
         firstTime: Bool = false
     ) throws -> [TokenSegment] {
-        var wanted = 0..<document.bytes.count
+        var wanted = 0..<document.length
         if let lines {
             wanted =
                 document.offset(
@@ -653,23 +653,30 @@ extension PGNLanguageServer {
         // Comments and escape lines between games (and before the first, after the last).
         func between(_ gap: Range<Int>) {
             guard gap.lowerBound < gap.upperBound, gap.overlaps(wanted) else { return }
-            // Most gaps are a blank line: no byte that starts a comment or an escape line.
+            // Most gaps are a blank line: no byte that starts a comment or an escape line. The
+            // gap's bytes, and a few after it that the lexer may look at.
+            let text = document.content
+            let window = gap.lowerBound..<min(gap.upperBound + PGNAnalyzer.margin, text.count)
+            let bytes = text.bytes(in: window)
             guard
-                document.bytes[gap].contains(where: {
+                bytes[..<gap.count].contains(where: {
                     $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "%")
                 })
             else { return }
             let origin = document.position(of: gap.lowerBound, encoding: encoding)
             var tokens: [Int32] = []
-            document.bytes.withUnsafeBufferPointer { bytes in
-                var lexer = Lexer(bytes, start: gap.lowerBound)
+            bytes.withUnsafeBufferPointer { buffer in
+                var lexer = Lexer(buffer, base: gap.lowerBound)
                 while let token = lexer.next() {
                     guard token.start < gap.upperBound else { break }
                     switch token.kind {
                     case .braceComment, .lineComment, .escapeLine, .unterminatedComment:
-                        forEachLinePiece(document.bytes, token.start..<min(token.end, gap.upperBound)) { start, end in
-                            let from = document.position(of: start, encoding: encoding)
-                            let length = document.position(of: end, encoding: encoding).character - from.character
+                        let piece = (token.start - gap.lowerBound)..<(min(token.end, gap.upperBound) - gap.lowerBound)
+                        forEachLinePiece(bytes, piece) { start, end in
+                            let from = document.position(of: start + gap.lowerBound, encoding: encoding)
+                            let length =
+                                document.position(of: end + gap.lowerBound, encoding: encoding).character
+                                - from.character
                             guard length > 0 else { return }
                             let line = from.line - origin.line
                             let column = line == 0 ? from.character - origin.character : from.character
@@ -709,7 +716,7 @@ extension PGNLanguageServer {
             segments.append(
                 TokenSegment(game: game.analysis, encoding: encoding, line: origin.line, character: origin.character))
         }
-        between(end..<document.bytes.count)
+        between(end..<document.length)
         return segments
     }
 }

@@ -84,7 +84,7 @@ extension PGNLanguageServer {
                     throw ResponseError(.invalidParams, "positions must be positions")
                 }
                 let offset = document.offset(of: LSPPosition(line: line, character: character), encoding: encoding)
-                var ranges: [Range<Int>] = [0..<document.bytes.count]
+                var ranges: [Range<Int>] = [0..<document.length]
                 if let game = analysis.game(at: offset) {
                     let a = game.analysis
                     let local = offset - game.start
