@@ -19,6 +19,16 @@ public enum ByteScan {
         }
     }
 
+    /// The same, or the first byte that is not ASCII: where a JSON string's plain ASCII bytes end.
+    public static func firstQuoteBackslashControlOrWide(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        first(in: bytes, from: start) { word in
+            zeros(word ^ (ones &* 0x22)) | zeros(word ^ (ones &* 0x5C)) | ((word &- ones &* 0x20) & ~word & highs)
+                | (word & highs)
+        } isOne: { byte in
+            byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80
+        }
+    }
+
     /// The index of the first line feed or carriage return at or after `start`, else `bytes.count`.
     public static func firstLineBreak(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         first(in: bytes, from: start) { word in

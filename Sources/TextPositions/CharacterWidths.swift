@@ -13,6 +13,22 @@ public struct CharacterWidths: Sendable, Hashable {
     /// Each byte above 0x7F is a character of its own (Latin-1), two bytes once written as UTF-8.
     private let latin1: Bool
 
+    /// The widths of an empty text, to which `appendCharacter(at:lead:)` adds.
+    public init() {
+        latin1 = false
+    }
+
+    /// Adds the character whose first byte, `lead`, is at `offset` of a UTF-8 text, after the
+    /// last one known: what a reader that meets the characters one by one calls for those that
+    /// are not ASCII.
+    public mutating func appendCharacter(at offset: Int, lead: UInt8) {
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        starts.append(offset)
+        excess8.append(excess8.last!)
+        excess16.append(excess16.last! + length - (length == 4 ? 2 : 1))
+        excess32.append(excess32.last! + length - 1)
+    }
+
     public init(_ bytes: UnsafeBufferPointer<UInt8>, latin1: Bool = false) {
         self.latin1 = latin1
         insert(scanning: bytes, from: 0, to: bytes.count, at: 0)

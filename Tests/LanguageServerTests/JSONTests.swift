@@ -153,7 +153,7 @@ final class JSONTests: XCTestCase {
         let json = JSONValue.string(text).serialized()
         let message = Array(#"{"uri": "file:///a.pgn", "text": "#.utf8) + json + Array("}".utf8)
         let read = try JSONValue(parsing: message)
-        guard case .utf8(let bytes)? = read["text"] else { return XCTFail("not kept as bytes: \(read)") }
+        guard case .utf8(let bytes, _)? = read["text"] else { return XCTFail("not kept as bytes: \(read)") }
         XCTAssertEqual(bytes, Array(text.utf8))
         XCTAssertEqual(read["text"]?.stringValue, text)
         XCTAssertEqual(read["text"]?.utf8Value, Array(text.utf8))

@@ -29,7 +29,7 @@ final class LongStringReaderTests: XCTestCase {
     }
 
     /// Reads `body` in pieces cut by `random`, as the connection reads it, then whole.
-    static func read(_ body: [UInt8], _ random: inout SplitMix64) -> [Int: (end: Int, bytes: [UInt8])] {
+    static func read(_ body: [UInt8], _ random: inout SplitMix64) -> [Int: LongStringReader.LongString] {
         var reader = LongStringReader(length: body.count)
         var received = 0
         body.withUnsafeBufferPointer { buffer in
@@ -52,6 +52,30 @@ final class LongStringReaderTests: XCTestCase {
                 XCTAssertEqual(try JSONValue(parsing: body, longStrings: strings), whole)
             }
             XCTAssertEqual(whole["params"]?["textDocument"]?["text"]?.stringValue?.hasPrefix("1. e4 {\"Best\""), true)
+        }
+    }
+
+    /// The index of a text's lines that the reader makes as it decodes is the one made from the
+    /// decoded bytes, whatever the line breaks (`\n`, `\r\n`, a lone `\r`, written as escapes or
+    /// as `\u000a`), the characters (raw or escaped, of two to four bytes) and the pieces.
+    func testTheLineIndexMadeWhileDecodingIsTheTextsOwn() throws {
+        var random = SplitMix64(seed: 10)
+        let parts = [
+            "1. e4 e5 ", #"\n"#, #"\r\n"#, #"\r"#, #"\r\r\n"#, #"\u000a"#, #"\u000D\u000A"#, "é", "日本", "😀",
+            #"\u00e9"#, #"\ud83d\ude00"#, #"\ud800"#, #"\""#, #"\\"#, #"\t"#,
+        ]
+        for round in 0..<6 {
+            var text = ""
+            while text.utf8.count < 150_000 { text += parts[Int.random(in: 0..<parts.count, using: &random)] }
+            // Ending with a line break, or with a lone carriage return, in some rounds.
+            if round % 3 == 1 { text += #"\n"# } else if round % 3 == 2 { text += #"\r"# }
+            let body = Array((#"{"uri":"file:///a.pgn","version":1,"text":""# + text + #""}"#).utf8)
+            let strings = Self.read(body, &random)
+            let read = try XCTUnwrap(strings.values.first, "round \(round)")
+            XCTAssertEqual(read.lineIndex, LineIndex(read.bytes), "round \(round)")
+            let document = try Document(didOpen: ["textDocument": try JSONValue(parsing: body, longStrings: strings)])
+            XCTAssertEqual(document.lineIndex, LineIndex(read.bytes))
+            XCTAssertEqual(document.bytes, try JSONValue(parsing: body)["text"]?.utf8Value)
         }
     }
 

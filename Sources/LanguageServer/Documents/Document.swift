@@ -20,13 +20,15 @@ public struct Document: Sendable, Hashable {
         self.history = EditHistory()
     }
 
-    /// A document of UTF-8 `bytes` (a file read from disk), taken as they are.
-    public init(uri: DocumentURI, languageID: String = "pgn", version: Int, bytes: [UInt8]) {
+    /// A document of UTF-8 `bytes` (a file read from disk), taken as they are; `lineIndex`, when
+    /// given, is theirs (the reader of a large message finds it as it decodes the text).
+    public init(uri: DocumentURI, languageID: String = "pgn", version: Int, bytes: [UInt8], lineIndex: LineIndex? = nil)
+    {
         self.uri = uri
         self.languageID = languageID
         self.version = version
         self.content = DocumentText(bytes)
-        self.lineIndex = LineIndex(bytes)
+        self.lineIndex = lineIndex ?? LineIndex(bytes)
         self.history = EditHistory()
     }
 

@@ -26,7 +26,8 @@ public struct LineIndex: Sendable, Hashable {
         self.init(starts: starts, widths: widths!)
     }
 
-    private init(starts: [UInt32], widths: CharacterWidths) {
+    /// An index whose parts are known already (`LongStringReader` finds them as it decodes).
+    init(starts: [UInt32], widths: CharacterWidths) {
         self.starts = starts
         self.widths = widths
     }

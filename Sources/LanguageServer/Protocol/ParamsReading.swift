@@ -16,9 +16,10 @@ extension JSONValue {
         return value
     }
 
-    /// A string member's UTF-8 bytes (a long one without a copy: `JSONValue.utf8`).
-    func requiredUTF8(_ key: String, of context: String) throws -> [UInt8] {
-        guard let value = try requiredMember(key, of: context).utf8Value else {
+    /// A string member's UTF-8 bytes (a long one without a copy: `JSONValue.utf8`), with the
+    /// index of its lines when the reader made one (`JSONValue.textValue`).
+    func requiredText(_ key: String, of context: String) throws -> (bytes: [UInt8], lineIndex: LineIndex?) {
+        guard let value = try requiredMember(key, of: context).textValue else {
             throw ResponseError(.invalidParams, "\(context).\(key) must be a string")
         }
         return value

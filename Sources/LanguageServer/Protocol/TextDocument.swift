@@ -100,11 +100,12 @@ extension Document {
     /// long text is not copied again.
     public init(didOpen json: JSONValue) throws {
         let item = try json.requiredMember("textDocument", of: "params")
+        let text = try item.requiredText("text", of: "textDocument")
         self.init(
             uri: try item.requiredString("uri", of: "textDocument"),
             languageID: try item.optionalString("languageId", of: "textDocument") ?? "",
             version: try item.requiredInt("version", of: "textDocument"),
-            bytes: try item.requiredUTF8("text", of: "textDocument"))
+            bytes: text.bytes, lineIndex: text.lineIndex)
     }
 }
 

@@ -82,7 +82,7 @@ public final class FileDescriptorConnection: MessageConnection, @unchecked Senda
             while let event = decoder.next() {
                 switch event {
                 case .frame(let body):
-                    var longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
+                    var longStrings: [Int: LongStringReader.LongString] = [:]
                     if let done = reader {
                         // `body` holds the bytes the reader reads until it is done.
                         longStrings = withExtendedLifetime(body) { done.finish() }

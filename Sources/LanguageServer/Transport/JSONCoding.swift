@@ -32,7 +32,7 @@ extension JSONValue: Codable {
         case .object(let value): try container.encode(value)
         case .integers(let value): try container.encode(value)
         case .text, .stream: try container.encode(resolved)
-        case .utf8(let value): try container.encode(String(decoding: value, as: UTF8.self))
+        case .utf8(let value, _): try container.encode(String(decoding: value, as: UTF8.self))
         }
     }
 }

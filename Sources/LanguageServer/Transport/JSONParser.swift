@@ -15,10 +15,10 @@ extension JSONValue {
         try self.init(parsing: bytes, longStrings: [:], maximumDepth: maximumDepth)
     }
 
-    /// The same, with the long strings `LongStringReader` read while the bytes arrived: at the
-    /// offset of each opening quote, the offset after the closing one and the string's bytes.
+    /// The same, with the long strings `LongStringReader` read while the bytes arrived, at the
+    /// offset of each opening quote.
     public init(
-        parsing bytes: [UInt8], longStrings: [Int: (end: Int, bytes: [UInt8])], maximumDepth: Int = 512
+        parsing bytes: [UInt8], longStrings: [Int: LongStringReader.LongString], maximumDepth: Int = 512
     ) throws(JSONParseError) {
         let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
@@ -60,7 +60,7 @@ struct JSONParser {
     var index = 0
     var depth = 0
     /// Long strings read already (`LongStringReader`), by the offset of their opening quote.
-    var longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
+    var longStrings: [Int: LongStringReader.LongString] = [:]
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -277,7 +277,7 @@ struct JSONParser {
     mutating func parseStringValue() throws(JSONParseError) -> JSONValue {
         if !longStrings.isEmpty, let read = longStrings[index] {
             index = read.end
-            return .utf8(read.bytes)
+            return .utf8(read.bytes, lineIndex: read.lineIndex)
         }
         let start = index + 1
         // Where the string ends, looked for up to `longString` bytes.
@@ -286,7 +286,7 @@ struct JSONParser {
             end = ByteScan.firstQuoteBackslashOrControl(bytes, from: min(end + 2, bytes.count))
         }
         guard end - start >= JSONValue.longString else { return .string(try parseString()) }
-        return .utf8(try parseLongString())
+        return .utf8(try parseLongString(), lineIndex: nil)
     }
 
     /// A long string's bytes, read in one pass into room for the rest of the message (the pages

@@ -165,7 +165,7 @@ extension Message {
 
     /// Reads a message from a frame body: malformed JSON is a parse error with no id.
     public static func decode(
-        frame body: [UInt8], longStrings: [Int: (end: Int, bytes: [UInt8])] = [:]
+        frame body: [UInt8], longStrings: [Int: LongStringReader.LongString] = [:]
     ) -> Result<Message, InvalidMessage> {
         let json: JSONValue
         do {

@@ -17,8 +17,9 @@ public enum JSONValue: Sendable {
     case text([UInt8])
     /// A string kept as its UTF-8 bytes (valid UTF-8): a document's text of up to gigabytes,
     /// which as a `String` would be checked and copied once more on its way to the document.
-    /// The reader makes one of a string longer than `JSONValue.longString`.
-    case utf8([UInt8])
+    /// The reader makes one of a string longer than `JSONValue.longString`, with the index of
+    /// its lines when it was read while it arrived (`LongStringReader`).
+    case utf8([UInt8], lineIndex: LineIndex?)
     /// JSON text made as it is written (`JSONStream`): a document's semantic tokens, whose
     /// 108 MB of text for a 100 MB document are never held whole.
     case stream(JSONStream)
@@ -68,8 +69,8 @@ extension JSONValue: Hashable {
         case (.integer(let a), .integer(let b)): return a == b
         case (.double(let a), .double(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
-        case (.utf8(let a), .utf8(let b)): return a == b
-        case (.string(let a), .utf8(let b)), (.utf8(let b), .string(let a)): return a.utf8.elementsEqual(b)
+        case (.utf8(let a, _), .utf8(let b, _)): return a == b
+        case (.string(let a), .utf8(let b, _)), (.utf8(let b, _), .string(let a)): return a.utf8.elementsEqual(b)
         case (.object(let a), .object(let b)): return a == b
         case (.integers(let a), .integers(let b)): return a == b
         case (let a, let b):
@@ -85,7 +86,7 @@ extension JSONValue: Hashable {
         case .integer(let value): hasher.combine(value)
         case .double(let value): hasher.combine(value)
         case .string(let value): hasher.combine(value)
-        case .utf8(let value): hasher.combine(String(decoding: value, as: UTF8.self))
+        case .utf8(let value, _): hasher.combine(String(decoding: value, as: UTF8.self))
         case .object(let value): hasher.combine(value)
         case .array, .integers, .text, .stream: hasher.combine(arrayValue)
         }
@@ -131,7 +132,7 @@ extension JSONValue {
     public var stringValue: String? {
         switch resolved {
         case .string(let value): return value
-        case .utf8(let value): return String(decoding: value, as: UTF8.self)
+        case .utf8(let value, _): return String(decoding: value, as: UTF8.self)
         default: return nil
         }
     }
@@ -140,7 +141,16 @@ extension JSONValue {
     public var utf8Value: [UInt8]? {
         switch resolved {
         case .string(let value): return Array(value.utf8)
-        case .utf8(let value): return value
+        case .utf8(let value, _): return value
+        default: return nil
+        }
+    }
+
+    /// A string's UTF-8 bytes, with the index of its lines when the reader made one.
+    public var textValue: (bytes: [UInt8], lineIndex: LineIndex?)? {
+        switch resolved {
+        case .string(let value): return (Array(value.utf8), nil)
+        case .utf8(let value, let lineIndex): return (value, lineIndex)
         default: return nil
         }
     }

@@ -55,7 +55,7 @@ extension JSONValue {
                 // JSON has no infinities or NaN.
                 current.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
             case .string(let value): JSONValue.writeString(value, to: &current)
-            case .utf8(let value): value.withUnsafeBufferPointer { JSONValue.writeString($0, to: &current) }
+            case .utf8(let value, _): value.withUnsafeBufferPointer { JSONValue.writeString($0, to: &current) }
             case .array(let elements):
                 current.append(UInt8(ascii: "["))
                 for (position, element) in elements.enumerated() {

@@ -12,9 +12,23 @@ import TextPositions
 /// all in yet. On anything that is not a JSON string (a control character) it stops, and the
 /// parser reads the body as usual and says what is wrong.
 public struct LongStringReader: Sendable {
-    /// The strings read: at the offset of each opening quote, the offset after the closing
-    /// quote and the string's bytes.
-    public private(set) var strings: [Int: (end: Int, bytes: [UInt8])] = [:]
+    /// A string read: the offset after its closing quote, its bytes, and the index of its lines
+    /// (a document's text needs one), found as it was decoded: its line breaks are escapes
+    /// (`\n`), and the characters that are not ASCII are met one by one.
+    public struct LongString: Sendable {
+        public var end: Int
+        public var bytes: [UInt8]
+        public var lineIndex: LineIndex?
+
+        public init(end: Int, bytes: [UInt8], lineIndex: LineIndex? = nil) {
+            self.end = end
+            self.bytes = bytes
+            self.lineIndex = lineIndex
+        }
+    }
+
+    /// The strings read, at the offset of each opening quote.
+    public private(set) var strings: [Int: LongString] = [:]
     /// Offset of the first byte not read yet.
     private var position = 0
     /// The offset after the opening quote of the string being read, if any.
@@ -22,6 +36,9 @@ public struct LongStringReader: Sendable {
     /// Whether the string being read is long, and then its bytes so far.
     private var isLong = false
     private var text: [UInt8] = []
+    /// Where its lines start, and its characters that are not ASCII, so far.
+    private var lineStarts: [UInt32] = []
+    private var widths = CharacterWidths()
     /// How many of its bytes are checked as UTF-8 (up to a character's start).
     private var checked = 0
     /// Whether they are UTF-8 so far.
@@ -50,13 +67,20 @@ public struct LongStringReader: Sendable {
                 position = position + quote + 1
                 continue
             }
-            let end = ByteScan.firstQuoteBackslashOrControl(
-                UnsafeBufferPointer(rebasing: body[..<available]), from: position)
+            // In a long string, the characters that are not ASCII stop the scan too.
+            let received = UnsafeBufferPointer(rebasing: body[..<available])
+            let end =
+                isLong
+                ? ByteScan.firstQuoteBackslashControlOrWide(received, from: position)
+                : ByteScan.firstQuoteBackslashOrControl(received, from: position)
             if !isLong && end - start >= JSONValue.longString {
                 // Long: read from its first byte again, into room for the rest of the body.
                 isLong = true
                 text = []
                 text.reserveCapacity(length - start)
+                lineStarts = [0]
+                lineStarts.reserveCapacity((length - start) / 40)
+                widths = CharacterWidths()
                 position = start
                 checked = 0
                 continue
@@ -68,8 +92,13 @@ public struct LongStringReader: Sendable {
             case 0x22:
                 if isLong {
                     check(final: true)
-                    if isUTF8 { strings[start - 1] = (end + 1, text) }
+                    if isUTF8 {
+                        strings[start - 1] = LongString(
+                            end: end + 1, bytes: text, lineIndex: LineIndex(starts: lineStarts, widths: widths))
+                    }
                     text = []
+                    lineStarts = []
+                    widths = CharacterWidths()
                 }
                 open = nil
                 isLong = false
@@ -81,25 +110,56 @@ public struct LongStringReader: Sendable {
                 guard complete || available - end >= 12 else { return }
                 if end + 1 < available {
                     if let simple = JSONParser.simpleEscape(body[end + 1]) {
-                        if isLong { text.append(simple) }
+                        if isLong { append(scalar: simple) }
                         position = end + 2
                         continue
                     }
                 }
-                var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: body[..<available]), maximumDepth: 1)
+                var parser = JSONParser(bytes: received, maximumDepth: 1)
                 parser.index = end
                 do throws(JSONParseError) {
                     let scalar = try parser.parseEscape()
-                    if isLong { UTF8.encode(scalar) { text.append($0) } }
+                    if isLong {
+                        if scalar.isASCII {
+                            append(scalar: UInt8(scalar.value))
+                        } else {
+                            widths.appendCharacter(at: text.count, lead: UTF8.encode(scalar)!.first!)
+                            UTF8.encode(scalar) { text.append($0) }
+                        }
+                    }
                     position = parser.index
                 } catch {
                     stopped = true
                 }
+            case let lead where lead >= 0x80 && isLong:
+                // A character that is not ASCII, read once it is all in.
+                let count = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+                guard complete || available - end >= count else { return }
+                let last = min(end + count, available)
+                widths.appendCharacter(at: text.count, lead: lead)
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: body[end..<last]))
+                position = last
             default:
                 stopped = true
             }
         }
         if isLong { check(final: false) }
+    }
+
+    /// Appends an ASCII byte to the long string being read, and a line start after a line break
+    /// (`\n`, `\r\n` or a lone `\r`, as LSP counts lines).
+    private mutating func append(scalar byte: UInt8) {
+        text.append(byte)
+        if byte == 0x0A {
+            // After `\r\n` the line starts after the `\n`, not after the `\r`.
+            if text.count >= 2 && text[text.count - 2] == 0x0D && lineStarts.last == UInt32(text.count - 1) {
+                lineStarts[lineStarts.count - 1] = UInt32(text.count)
+            } else {
+                lineStarts.append(UInt32(text.count))
+            }
+        } else if byte == 0x0D {
+            lineStarts.append(UInt32(text.count))
+        }
     }
 
     /// Checks the bytes decoded since the last check as UTF-8, up to the last character's
@@ -151,7 +211,7 @@ extension LongStringReader {
         }
 
         /// The strings read, once every byte in is read: the whole body, when it is.
-        public func finish() -> [Int: (end: Int, bytes: [UInt8])] {
+        public func finish() -> [Int: LongString] {
             condition.lock()
             finishing = true
             condition.broadcast()
