@@ -265,7 +265,7 @@ public struct GameReplay {
                     switch outcome {
                     case .played(let played):
                         game.playedNodes.append(i)
-                        if played.depth == 0, let opening = OpeningBook.shared.opening(at: played.after) {
+                        if played.depth == 0, let opening = OpeningBook.shared.opening(at: replayer.position) {
                             passed?.append(opening)
                             game.opening = (
                                 opening, opening.title == game.opening?.opening.title ? game.opening?.node : i
@@ -274,21 +274,22 @@ public struct GameReplay {
                         if keepMoves {
                             game.moves.append(
                                 ReplayedMove(
-                                    node: i, move: played.move, before: played.before, after: played.after,
+                                    node: i, move: played.move, before: replayer.positionBeforeLastMove!,
+                                    after: replayer.position,
                                     ply: played.ply,
                                     depth: played.depth, leniency: played.leniency))
                         }
-                        if played.move.isNull {
+                        if played.move.isNull, let before = replayer.positionBeforeLastMove {
                             report(
                                 .nullMove, played.depth == 0 ? .warning : .information,
                                 played.depth == 0
-                                    ? "Null move in the mainline: \(played.before.turn) passes, which is not a legal move (a database stores the moves before it and keeps the rest as a comment)"
-                                    : "Null move: \(played.before.turn) passes (accepted in analysis; a database keeps this line from here as a comment)",
+                                    ? "Null move in the mainline: \(before.turn) passes, which is not a legal move (a database stores the moves before it and keeps the rest as a comment)"
+                                    : "Null move: \(before.turn) passes (accepted in analysis; a database keeps this line from here as a comment)",
                                 node.range, [])
                         }
                         let leniency = played.leniency.subtracting(.nullMoveNotation)
                         if !leniency.isEmpty || (played.move.isNull && node.range.count != 2) {
-                            let canonical = played.before.san(played.move)
+                            let canonical = replayer.positionBeforeLastMove!.san(played.move)
                             let why = (played.leniency.descriptions).joined(separator: "; ")
                             report(
                                 .nonCanonicalSAN, .hint, "Standard notation is \(canonical): \(why)", node.range,

@@ -27,12 +27,12 @@ public struct LineReplayer: Sendable {
         case skipped
     }
 
-    /// A move that was played, with what a reader needs to show or check it.
+    /// A move that was played, with what a reader needs to show or check it; the positions
+    /// before and after it are the current line's (`position`, `positionBeforeLastMove`),
+    /// read from there instead of copied into every outcome.
     public struct PlayedMove: Sendable {
         public var move: Move
         public var leniency: SANLeniency
-        public var before: Position
-        public var after: Position
         /// Ply of the move in the game: 1 for White's first move from the standard start.
         public var ply: Int
         /// 0 in the mainline, 1 inside a variation, 2 inside a variation of a variation, …
@@ -51,6 +51,12 @@ public struct LineReplayer: Sendable {
     /// The line moves go to now.
     public var current: Line { lines[lines.count - 1] }
 
+    /// The current line's position: after the move just played.
+    public var position: Position { lines[lines.count - 1].position }
+
+    /// The position before the current line's last move (before the move just played).
+    public var positionBeforeLastMove: Position? { lines[lines.count - 1].beforeLastMove }
+
     /// Variation depth: 0 in the mainline.
     public var depth: Int { lines.count - 1 }
 
@@ -68,10 +74,7 @@ public struct LineReplayer: Sendable {
             lines[top].beforeLastMove = before
             lines[top].position = after
             lines[top].ply += 1
-            return .played(
-                PlayedMove(
-                    move: read.move, leniency: read.leniency, before: before, after: after, ply: lines[top].ply,
-                    depth: top))
+            return .played(PlayedMove(move: read.move, leniency: read.leniency, ply: lines[top].ply, depth: top))
         } catch {
             // The line stops here, but a variation right after this move is an alternative to
             // it and starts from the same position.
