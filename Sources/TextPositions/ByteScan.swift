@@ -38,6 +38,13 @@ public enum ByteScan {
         }
     }
 
+    /// Whether a line starts after the byte `previous`, `next` being the byte that follows it
+    /// (nil at the end of the text): after a line feed, or a carriage return not followed by one.
+    @inline(__always)
+    public static func startsLine(after previous: UInt8, before next: UInt8?) -> Bool {
+        previous == 0x0A || (previous == 0x0D && next != 0x0A)
+    }
+
     /// Where the lines of a text start: 0, and after each `\n`, `\r\n` or lone `\r` (a text
     /// ending with a line break has a last, empty line at its end).
     public static func lineStarts(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] { starts(bytes) }

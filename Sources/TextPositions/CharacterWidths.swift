@@ -22,7 +22,7 @@ public struct CharacterWidths: Sendable, Hashable {
     /// last one known: what a reader that meets the characters one by one calls for those that
     /// are not ASCII.
     public mutating func appendCharacter(at offset: Int, lead: UInt8) {
-        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        let length = Self.byteCount(lead: lead)
         starts.append(offset)
         excess8.append(excess8.last!)
         excess16.append(excess16.last! + length - (length == 4 ? 2 : 1))
@@ -38,6 +38,13 @@ public struct CharacterWidths: Sendable, Hashable {
         self = bytes.withUnsafeBufferPointer { CharacterWidths($0, latin1: latin1) }
     }
 
+    /// How many bytes a UTF-8 character whose first byte is `lead` takes (1 for a byte that
+    /// cannot start one).
+    @inline(__always)
+    public static func byteCount(lead: UInt8) -> Int {
+        lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+    }
+
     /// How many bytes, and how many columns in each encoding, the character starting at `i` takes.
     @inline(__always)
     private static func width(
@@ -45,7 +52,7 @@ public struct CharacterWidths: Sendable, Hashable {
     ) -> (bytes: Int, utf8: Int, utf16: Int, utf32: Int) {
         let lead = bytes[i]
         if latin1 { return (1, 2, 1, 1) }
-        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        let length = Self.byteCount(lead: lead)
         let available = min(length, bytes.count - i)
         return (available, available, length == 4 ? 2 : 1, 1)
     }

@@ -49,13 +49,18 @@ final class ReadingProgressTests: XCTestCase {
         XCTAssertEqual(readings.withLock { $0.count }, 1)
     }
 
-    func testAClientThatShowsProgressSeesTheReadingThenTheDiagnostics() async throws {
-        let client = TestClient { server in
+    /// A client of a new PGN server that shows progress for documents of 1 MB and more.
+    static func client() -> TestClient {
+        TestClient { server in
             PGNLanguageServer(
                 server: server, workspacePieceSize: FilePieces.size, workspaceReadingTime: .seconds(4),
                 readingProgressBytes: 1 << 20
             ).register()
         }
+    }
+
+    func testAClientThatShowsProgressSeesTheReadingThenTheDiagnostics() async throws {
+        let client = Self.client()
         try await client.initialize(capabilities: ["window": ["workDoneProgress": true]])
         client.open(uri, text + "1. e4 e5 2. Ke3 *\n")
         let create = try await client.serverRequest("window/workDoneProgress/create")
@@ -82,12 +87,7 @@ final class ReadingProgressTests: XCTestCase {
     }
 
     func testAClientWithoutProgressIsNotAskedToShowIt() async throws {
-        let client = TestClient { server in
-            PGNLanguageServer(
-                server: server, workspacePieceSize: FilePieces.size, workspaceReadingTime: .seconds(4),
-                readingProgressBytes: 1 << 20
-            ).register()
-        }
+        let client = Self.client()
         try await client.initialize()
         client.open(uri, text)
         _ = try await client.notification("textDocument/publishDiagnostics")

@@ -28,6 +28,13 @@ def position(text, index):
     return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
 
 
+def keystroke(line, k):
+    """The change of keystroke `k` at the start of `line`: a space typed, removed at the next one."""
+    typed = k % 2 == 0
+    return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0 if typed else 1}},
+            "text": " " if typed else ""}
+
+
 def measure(args, stdin=None, cwd=None):
     """Runs a command; returns (wall seconds, peak resident memory in MB, stdout bytes)."""
     start = time.perf_counter()

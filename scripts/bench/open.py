@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 
-from common import LICHESS_1M, PGN_LSP, shared
+from common import LICHESS_1M, PGN_LSP, keystroke, shared
 
 # The typing benchmark's client: it stamps each answer with its arrival and does not parse a
 # large one. (Loaded by path: the file's name is also a module of Python's.)
@@ -112,9 +112,7 @@ def open_once(binary, path: pathlib.Path, keystrokes: int):
     deltas, stale, hovers, delta_sizes = [], [], [], []
     for k in range(keystrokes):
         line = places[k % len(places)]
-        typed = k % 2 == 0
-        change = {"range": {"start": {"line": line, "character": 0},
-                            "end": {"line": line, "character": 0 if typed else 1}}, "text": " " if typed else ""}
+        change = keystroke(line, k)
         sent = time.perf_counter()
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": k + 2},
                                                  "contentChanges": [change]})

@@ -17,7 +17,7 @@ import random
 import re
 import time
 
-from common import LICHESS_1M, PGN_LSP, percentile, shared
+from common import LICHESS_1M, PGN_LSP, keystroke, percentile, shared
 from lsp_client import LSPClient
 
 PLAYERS = [
@@ -71,9 +71,7 @@ def measure(binary, text, keystrokes):
         times = []
         for k in range(keystrokes):
             line = places[(k * 37) % len(places)]
-            typed = k % 2 == 0
-            change = {"range": {"start": {"line": line, "character": 0},
-                                "end": {"line": line, "character": 0 if typed else 1}}, "text": " " if typed else ""}
+            change = keystroke(line, k)
             sent = time.perf_counter()
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": k + 2},
                                                      "contentChanges": [change]})

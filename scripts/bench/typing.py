@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from common import LICHESS_1M, ROOT, percentile, shared
+from common import LICHESS_1M, ROOT, keystroke, percentile, shared
 from lsp_client import LSPClient
 
 # What VS Code's language client announces for these requests (vscode-languageclient 9).
@@ -114,10 +114,7 @@ def typing(binary, text, client_kind, keystrokes, workspace=None):
         line = places[k % len(places)]
         version += 1
         start_cpu = cpu_seconds(pid)
-        typed = k % 2 == 0
-        change = {"range": {"start": {"line": line, "character": 0},
-                            "end": {"line": line, "character": 0 if typed else 1}},
-                  "text": " " if typed else ""}
+        change = keystroke(line, k)
         started = time.perf_counter()
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                  "contentChanges": [change]})

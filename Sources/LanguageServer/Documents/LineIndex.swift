@@ -54,17 +54,13 @@ public struct LineIndex: Sendable, Hashable {
         let window = max(oldRange.lowerBound - 1, 0)..<min(insertedEnd + 4, text.count)
         text.withBytes(in: window) { bytes in
             var middle: [UInt32] = []
-            for offset in oldRange.lowerBound...insertedEnd {
-                let isStart: Bool
-                if offset == 0 {
-                    isStart = true
-                } else {
-                    let previous = bytes[offset - 1 - window.lowerBound]
-                    isStart =
-                        previous == 0x0A
-                        || (previous == 0x0D && (offset == text.count || bytes[offset - window.lowerBound] != 0x0A))
-                }
-                if isStart { middle.append(UInt32(clamping: offset)) }
+            for offset in oldRange.lowerBound...insertedEnd
+            where offset == 0
+                || ByteScan.startsLine(
+                    after: bytes[offset - 1 - window.lowerBound],
+                    before: offset == text.count ? nil : bytes[offset - window.lowerBound])
+            {
+                middle.append(UInt32(clamping: offset))
             }
             if delta != 0 {
                 for index in high..<starts.count { starts[index] = UInt32(clamping: Int(starts[index]) + delta) }

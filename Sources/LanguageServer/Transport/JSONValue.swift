@@ -138,13 +138,7 @@ extension JSONValue {
     }
 
     /// A string's UTF-8 bytes: those the reader kept (`utf8`), without a copy.
-    public var utf8Value: [UInt8]? {
-        switch resolved {
-        case .string(let value): return Array(value.utf8)
-        case .utf8(let value, _): return value
-        default: return nil
-        }
-    }
+    public var utf8Value: [UInt8]? { textValue?.bytes }
 
     /// A string's UTF-8 bytes, with the index of its lines when the reader made one.
     public var textValue: (bytes: [UInt8], lineIndex: LineIndex?)? {

@@ -123,8 +123,9 @@ public struct LongStringReader: Sendable {
                         if scalar.isASCII {
                             append(scalar: UInt8(scalar.value))
                         } else {
-                            widths.appendCharacter(at: text.count, lead: UTF8.encode(scalar)!.first!)
+                            let start = text.count
                             UTF8.encode(scalar) { text.append($0) }
+                            widths.appendCharacter(at: start, lead: text[start])
                         }
                     }
                     position = parser.index
@@ -133,7 +134,7 @@ public struct LongStringReader: Sendable {
                 }
             case let lead where lead >= 0x80 && isLong:
                 // A character that is not ASCII, read once it is all in.
-                let count = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+                let count = CharacterWidths.byteCount(lead: lead)
                 guard complete || available - end >= count else { return }
                 let last = min(end + count, available)
                 widths.appendCharacter(at: text.count, lead: lead)

@@ -653,16 +653,18 @@ extension PGNLanguageServer {
         // Comments and escape lines between games (and before the first, after the last).
         func between(_ gap: Range<Int>) {
             guard gap.lowerBound < gap.upperBound, gap.overlaps(wanted) else { return }
-            // Most gaps are a blank line: no byte that starts a comment or an escape line. The
-            // gap's bytes, and a few after it that the lexer may look at.
+            // Most gaps are a blank line: no byte that starts a comment or an escape line (read
+            // where the text holds it, without a copy).
             let text = document.content
-            let window = gap.lowerBound..<min(gap.upperBound + PGNAnalyzer.margin, text.count)
-            let bytes = text.bytes(in: window)
             guard
-                bytes[..<gap.count].contains(where: {
-                    $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "%")
-                })
+                text.withBytes(
+                    in: gap,
+                    {
+                        $0.contains { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "%") }
+                    })
             else { return }
+            // The gap's bytes, and a few after it that the lexer may look at.
+            let bytes = text.bytes(in: gap.lowerBound..<min(gap.upperBound + PGNAnalyzer.margin, text.count))
             let origin = document.position(of: gap.lowerBound, encoding: encoding)
             var tokens: [Int32] = []
             bytes.withUnsafeBufferPointer { buffer in
