@@ -72,18 +72,23 @@ public enum NameVariants {
         var first: (game: Int, name: Int)
     }
 
+    private static func count(_ spelling: Int, at place: (game: Int, name: Int), in spellings: inout [Spelling]) {
+        if let k = spellings.firstIndex(where: { $0.spelling == spelling }) {
+            spellings[k].count += 1
+        } else {
+            spellings.append(Spelling(spelling: spelling, count: 1, first: place))
+        }
+    }
+
     /// The findings of a file's games; `value` gives the text of a name (its tag's value).
     public static func find(_ games: [TagNames?], value: (_ game: Int, _ name: Int) -> String) -> [Finding] {
         var groups: [GroupKey: [Spelling]] = [:]
         for (g, names) in games.enumerated() {
             guard let names else { continue }
             for (n, name) in names.names.enumerated() {
-                let key = GroupKey(family: name.family, key: name.key)
-                if let k = groups[key]?.firstIndex(where: { $0.spelling == name.spelling }) {
-                    groups[key]![k].count += 1
-                } else {
-                    groups[key, default: []].append(Spelling(spelling: name.spelling, count: 1, first: (g, n)))
-                }
+                // One lookup for each name, its group changed in place.
+                Self.count(
+                    name.spelling, at: (g, n), in: &groups[GroupKey(family: name.family, key: name.key), default: []])
             }
         }
         // The usual spelling of each name: the most used, then one written `Last, First`.

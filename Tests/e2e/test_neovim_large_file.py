@@ -33,10 +33,31 @@ local function run()
   require("pgn_lsp").setup({ cmd = { env("PGN_LSP_BIN") } })
   local clock = vim.loop.hrtime
   local opened = clock()
-  -- When Neovim has written the whole text to the server (the goals count from there).
+  -- When Neovim has sent the text: LspNotify comes once it is queued, while the pipe still
+  -- carries it; the end of the writing (the goals count from there, as scripts/bench/open.py
+  -- does) is when the queue of the server's standard input is empty.
   vim.api.nvim_create_autocmd("LspNotify", { callback = function(args)
     if args.data.method == "textDocument/didOpen" and out.did_open_ms == nil then
       out.did_open_ms = (clock() - opened) / 1e6
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      -- Neovim keeps the pipe inside its RPC client's closures.
+      local ok, stdin = pcall(function()
+        for i = 1, 10 do
+          local name, value = debug.getupvalue(client.rpc.notify, i)
+          if name == nil then break end
+          if type(value) == "table" and value.transport then return value.transport.sysobj._state.stdin end
+        end
+      end)
+      if ok and stdin then
+        local timer = vim.loop.new_timer()
+        timer:start(0, 1, function()
+          if vim.loop.stream_get_write_queue_size(stdin) == 0 then
+            out.written_ms = (clock() - opened) / 1e6
+            timer:stop()
+            timer:close()
+          end
+        end)
+      end
     end
   end })
   -- The server's progress while it reads the file: its begin comes once the server has the
@@ -63,7 +84,10 @@ local function run()
   end, 10)
   out.hints_ms = (clock() - opened) / 1e6
   out.hints = {}
-  for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+  -- Asked for the first screen's: without a range, Neovim walks every line of the buffer (2.4
+  -- million here), which would take a core from the server while it reads the file.
+  for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr, range = {
+    start = { line = 0, character = 0 }, ["end"] = { line = 60, character = 0 } } })) do
     local label = item.inlay_hint.label
     if type(label) == "table" then
       local parts = {}
@@ -126,11 +150,12 @@ local function run()
   end
 
   -- Neovim 0.11 asks for the whole file's tokens only: a file this large gets none (they would
-  -- be 108 MB of JSON to read), and keeps the plugin's syntax colours.
+  -- be 108 MB of JSON to read), and keeps the plugin's syntax colours. The answer is `null`,
+  -- which Neovim skips, where an empty set would make it read every line to place it.
   local tokens = vim.lsp.buf_request_sync(bufnr, "textDocument/semanticTokens/full", {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, 30000)
   for _, response in pairs(tokens or {}) do
-    if response.result then out.whole_tokens = #response.result.data end
+    if response.err == nil then out.whole_tokens = response.result and #response.result.data or "none" end
   end
   -- Line 2: the keystroke above added a line before the first tag.
   out.tag_colour = vim.fn.synIDattr(vim.fn.synID(2, 2, 1), "name")
@@ -168,7 +193,8 @@ def test_a_100_mb_file_in_neovim_0_11_shows_hints_and_diagnostics(large_file, tm
     subprocess.run([str(binary()), "check", str(large_file)], capture_output=True, check=False)
     check_ms = (time.perf_counter() - started) * 1000
     print(json.dumps({**{key: seen.get(key) for key in (
-        "read_ms", "did_open_ms", "progress_begin_ms", "hints_ms", "progress_end_ms", "diagnostics_ms",
+        "read_ms", "did_open_ms", "written_ms", "progress_begin_ms", "hints_ms", "progress_end_ms",
+        "diagnostics_ms",
         "middle_hints_ms", "hover_after_edit_ms")}, "check_ms": check_ms}))
     assert seen["read_ms"] < seen["did_open_ms"] < seen["hints_ms"] < seen["diagnostics_ms"]
     assert seen["progress_title"] == "Reading month.pgn"
@@ -182,5 +208,5 @@ def test_a_100_mb_file_in_neovim_0_11_shows_hints_and_diagnostics(large_file, tm
     assert "Ke2" in seen["illegal"]["message"], seen["illegal"]
     assert seen["middle_hints_shown"], f"no inlay hint after scrolling to line {seen['scrolled_top']}"
     assert seen["hover"] and "FEN" in seen["hover"][0], (seen["hovered_line"], seen["hover"])
-    assert seen["whole_tokens"] == 0
+    assert seen["whole_tokens"] == "none"
     assert seen["tag_colour"] == "pgnTagName"
