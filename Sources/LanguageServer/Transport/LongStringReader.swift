@@ -33,9 +33,11 @@ public struct LongStringReader: Sendable {
     private var position = 0
     /// The offset after the opening quote of the string being read, if any.
     private var open: Int?
-    /// Whether the string being read is long, and then its bytes so far.
+    /// Whether the string being read is long, and then room for all its bytes (as many as the
+    /// rest of the body, which no decoding outgrows), of which the first `written` are decoded.
     private var isLong = false
     private var text: [UInt8] = []
+    private var written = 0
     /// Where its lines start, and its characters that are not ASCII, so far.
     private var lineStarts: [UInt32] = []
     private var widths = CharacterWidths()
@@ -67,115 +69,188 @@ public struct LongStringReader: Sendable {
                 position = position + quote + 1
                 continue
             }
-            // In a long string, the characters that are not ASCII stop the scan too.
+            if isLong {
+                // Decoded through one pointer for all that is in: a byte appended to an array
+                // checks the array's uniqueness, which took a third of the decoding's time.
+                var room = text
+                text = []
+                let outcome = room.withUnsafeMutableBufferPointer { room in
+                    readLong(body, available: available, complete: complete, into: room)
+                }
+                switch outcome {
+                case .waiting:
+                    text = room
+                    return
+                case .stopped:
+                    stopped = true
+                    return
+                case .closed(let quote):
+                    if isUTF8 {
+                        room.removeLast(room.count - written)
+                        strings[start - 1] = LongString(
+                            end: quote + 1, bytes: room, lineIndex: LineIndex(starts: lineStarts, widths: widths))
+                    }
+                    lineStarts = []
+                    widths = CharacterWidths()
+                    written = 0
+                    open = nil
+                    isLong = false
+                    isUTF8 = true
+                    position = quote + 1
+                    continue
+                }
+            }
             let received = UnsafeBufferPointer(rebasing: body[..<available])
-            let end =
-                isLong
-                ? ByteScan.firstQuoteBackslashControlOrWide(received, from: position)
-                : ByteScan.firstQuoteBackslashOrControl(received, from: position)
-            if !isLong && end - start >= JSONValue.longString {
+            let end = ByteScan.firstQuoteBackslashOrControl(received, from: position)
+            if end - start >= JSONValue.longString {
                 // Long: read from its first byte again, into room for the rest of the body.
                 isLong = true
-                text = []
-                text.reserveCapacity(length - start)
+                let capacity = length - start
+                text = [UInt8](unsafeUninitializedCapacity: capacity) { _, count in count = capacity }
+                written = 0
                 lineStarts = [0]
-                lineStarts.reserveCapacity((length - start) / 40)
+                lineStarts.reserveCapacity(capacity / 40)
                 widths = CharacterWidths()
                 position = start
                 checked = 0
                 continue
             }
-            if isLong { text.append(contentsOf: UnsafeBufferPointer(rebasing: body[position..<end])) }
             position = end
             guard end < available else { break }
             switch body[end] {
             case 0x22:
-                if isLong {
-                    check(final: true)
-                    if isUTF8 {
-                        strings[start - 1] = LongString(
-                            end: end + 1, bytes: text, lineIndex: LineIndex(starts: lineStarts, widths: widths))
-                    }
-                    text = []
-                    lineStarts = []
-                    widths = CharacterWidths()
-                }
                 open = nil
-                isLong = false
-                isUTF8 = true
                 position = end + 1
+            case 0x5C:
+                // An escape is read once it is all in: `\uD83D\uDE00` is twelve bytes.
+                guard complete || available - end >= 12 else { return }
+                if end + 1 < available, JSONParser.simpleEscape(body[end + 1]) != nil {
+                    position = end + 2
+                    continue
+                }
+                var parser = JSONParser(bytes: received, maximumDepth: 1)
+                parser.index = end
+                do throws(JSONParseError) {
+                    _ = try parser.parseEscape()
+                    position = parser.index
+                } catch {
+                    stopped = true
+                }
+            default:
+                stopped = true
+            }
+        }
+    }
+
+    private enum LongOutcome {
+        /// More bytes are needed.
+        case waiting
+        /// The string ends at this closing quote.
+        case closed(Int)
+        /// What follows is not a JSON string.
+        case stopped
+    }
+
+    /// Decodes the long string being read into `room`, as far as the bytes in go.
+    private mutating func readLong(
+        _ body: UnsafeBufferPointer<UInt8>, available: Int, complete: Bool, into room: UnsafeMutableBufferPointer<UInt8>
+    ) -> LongOutcome {
+        let received = UnsafeBufferPointer(rebasing: body[..<available])
+        // Copies `body[from..<to]` after the bytes decoded.
+        func copy(_ from: Int, _ to: Int) {
+            guard to > from else { return }
+            UnsafeMutableRawPointer(room.baseAddress! + written).copyMemory(
+                from: body.baseAddress! + from, byteCount: to - from)
+            written += to - from
+        }
+        while position < available {
+            // In a long string, the characters that are not ASCII stop the scan too.
+            let end = ByteScan.firstQuoteBackslashControlOrWide(received, from: position)
+            copy(position, end)
+            position = end
+            guard end < available else { break }
+            switch body[end] {
+            case 0x22:
+                check(room, final: true)
+                return .closed(end)
             case 0x5C:
                 // An escape is read once it is all in: `\uD83D\uDE00` is twelve bytes. A line
                 // break, a quote and a backslash (a text's escapes) are read without a parser.
-                guard complete || available - end >= 12 else { return }
-                if end + 1 < available {
-                    if let simple = JSONParser.simpleEscape(body[end + 1]) {
-                        if isLong { append(scalar: simple) }
-                        position = end + 2
-                        continue
-                    }
+                guard complete || available - end >= 12 else {
+                    check(room, final: false)
+                    return .waiting
+                }
+                if end + 1 < available, let simple = JSONParser.simpleEscape(body[end + 1]) {
+                    append(scalar: simple, to: room)
+                    position = end + 2
+                    continue
                 }
                 var parser = JSONParser(bytes: received, maximumDepth: 1)
                 parser.index = end
                 do throws(JSONParseError) {
                     let scalar = try parser.parseEscape()
-                    if isLong {
-                        if scalar.isASCII {
-                            append(scalar: UInt8(scalar.value))
-                        } else {
-                            let start = text.count
-                            UTF8.encode(scalar) { text.append($0) }
-                            widths.appendCharacter(at: start, lead: text[start])
+                    if scalar.isASCII {
+                        append(scalar: UInt8(scalar.value), to: room)
+                    } else {
+                        let start = written
+                        UTF8.encode(scalar) { byte in
+                            room[written] = byte
+                            written += 1
                         }
+                        widths.appendCharacter(at: start, lead: room[start])
                     }
                     position = parser.index
                 } catch {
-                    stopped = true
+                    return .stopped
                 }
-            case let lead where lead >= 0x80 && isLong:
+            case let lead where lead >= 0x80:
                 // A character that is not ASCII, read once it is all in.
                 let count = CharacterWidths.byteCount(lead: lead)
-                guard complete || available - end >= count else { return }
-                let last = min(end + count, available)
-                widths.appendCharacter(at: text.count, lead: lead)
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: body[end..<last]))
-                position = last
+                guard complete || available - end >= count else {
+                    check(room, final: false)
+                    return .waiting
+                }
+                widths.appendCharacter(at: written, lead: lead)
+                copy(end, min(end + count, available))
+                position = min(end + count, available)
             default:
-                stopped = true
+                return .stopped
             }
         }
-        if isLong { check(final: false) }
+        check(room, final: false)
+        return .waiting
     }
 
     /// Appends an ASCII byte to the long string being read, and a line start after a line break
     /// (`\n`, `\r\n` or a lone `\r`, as LSP counts lines).
-    private mutating func append(scalar byte: UInt8) {
-        text.append(byte)
+    private mutating func append(scalar byte: UInt8, to room: UnsafeMutableBufferPointer<UInt8>) {
+        room[written] = byte
+        written += 1
         if byte == 0x0A {
             // After `\r\n` the line starts after the `\n`, not after the `\r`.
-            if text.count >= 2 && text[text.count - 2] == 0x0D && lineStarts.last == UInt32(text.count - 1) {
-                lineStarts[lineStarts.count - 1] = UInt32(text.count)
+            if written >= 2 && room[written - 2] == 0x0D && lineStarts.last == UInt32(written - 1) {
+                lineStarts[lineStarts.count - 1] = UInt32(written)
             } else {
-                lineStarts.append(UInt32(text.count))
+                lineStarts.append(UInt32(written))
             }
         } else if byte == 0x0D {
-            lineStarts.append(UInt32(text.count))
+            lineStarts.append(UInt32(written))
         }
     }
 
     /// Checks the bytes decoded since the last check as UTF-8, up to the last character's
     /// start unless `final`.
-    private mutating func check(final: Bool) {
+    private mutating func check(_ room: UnsafeMutableBufferPointer<UInt8>, final: Bool) {
         guard isUTF8 else { return }
-        var end = text.count
+        var end = written
         if !final {
             // Leave the last character if it is not ASCII: it may go on in the next bytes.
             var back = 0
-            while back < 3 && end - back > checked && text[end - back - 1] & 0xC0 == 0x80 { back += 1 }
-            if end - back > checked && text[end - back - 1] >= 0xC0 { end -= back + 1 }
+            while back < 3 && end - back > checked && room[end - back - 1] & 0xC0 == 0x80 { back += 1 }
+            if end - back > checked && room[end - back - 1] >= 0xC0 { end -= back + 1 }
         }
         guard end > checked else { return }
-        isUTF8 = text.withUnsafeBufferPointer { ByteScan.isValidUTF8(UnsafeBufferPointer(rebasing: $0[checked..<end])) }
+        isUTF8 = ByteScan.isValidUTF8(UnsafeBufferPointer(rebasing: room[checked..<end]))
         checked = end
     }
 }
