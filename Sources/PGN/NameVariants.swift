@@ -72,6 +72,7 @@ public enum NameVariants {
         var first: (game: Int, name: Int)
     }
 
+    /// Counts one more use of `spelling` in its group, first met at `place` if it is new.
     private static func count(_ spelling: Int, at place: (game: Int, name: Int), in spellings: inout [Spelling]) {
         if let k = spellings.firstIndex(where: { $0.spelling == spelling }) {
             spellings[k].count += 1

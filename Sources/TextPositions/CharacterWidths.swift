@@ -23,10 +23,17 @@ public struct CharacterWidths: Sendable, Hashable {
     /// are not ASCII.
     public mutating func appendCharacter(at offset: Int, lead: UInt8) {
         let length = Self.byteCount(lead: lead)
-        starts.append(offset)
-        excess8.append(excess8.last!)
-        excess16.append(excess16.last! + length - (length == 4 ? 2 : 1))
-        excess32.append(excess32.last! + length - 1)
+        let columns = Self.columns(length: length)
+        append(offset, excess: (length - columns.utf8, length - columns.utf16, length - columns.utf32))
+    }
+
+    /// Adds a character after the last one known: at `start`, taking `excess` bytes beyond its
+    /// columns in each encoding.
+    private mutating func append(_ start: Int, excess: (utf8: Int, utf16: Int, utf32: Int)) {
+        starts.append(start)
+        excess8.append(excess8.last! + excess.utf8)
+        excess16.append(excess16.last! + excess.utf16)
+        excess32.append(excess32.last! + excess.utf32)
     }
 
     public init(_ bytes: UnsafeBufferPointer<UInt8>, latin1: Bool = false) {
@@ -45,6 +52,12 @@ public struct CharacterWidths: Sendable, Hashable {
         lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
     }
 
+    /// The columns a UTF-8 character of `length` bytes takes in each encoding.
+    @inline(__always)
+    private static func columns(length: Int) -> (utf8: Int, utf16: Int, utf32: Int) {
+        (length, length == 4 ? 2 : 1, 1)
+    }
+
     /// How many bytes, and how many columns in each encoding, the character starting at `i` takes.
     @inline(__always)
     private static func width(
@@ -54,7 +67,9 @@ public struct CharacterWidths: Sendable, Hashable {
         if latin1 { return (1, 2, 1, 1) }
         let length = Self.byteCount(lead: lead)
         let available = min(length, bytes.count - i)
-        return (available, available, length == 4 ? 2 : 1, 1)
+        let columns = Self.columns(length: length)
+        // A character cut by the end of the text: its bytes in, as many UTF-8 columns.
+        return (available, available, columns.utf16, columns.utf32)
     }
 
     /// Appends the characters that are not ASCII in `bytes[from..<to]`, whose offsets in the text
@@ -76,10 +91,7 @@ public struct CharacterWidths: Sendable, Hashable {
             }
             let width = Self.width(bytes, at: i, latin1: latin1)
             let length = min(width.bytes, to - i)
-            starts.append(i + shift)
-            excess8.append(excess8.last! + length - width.utf8)
-            excess16.append(excess16.last! + length - width.utf16)
-            excess32.append(excess32.last! + length - width.utf32)
+            append(i + shift, excess: (length - width.utf8, length - width.utf16, length - width.utf32))
             i += length
         }
     }
@@ -153,8 +165,11 @@ public struct CharacterWidths: Sendable, Hashable {
         let high = firstIndex(atOrAfter: oldRange.upperBound)
         let tail = (high..<starts.count).map {
             (
-                start: starts[$0] + delta, utf8: excess8[$0 + 1] - excess8[$0], utf16: excess16[$0 + 1] - excess16[$0],
-                utf32: excess32[$0 + 1] - excess32[$0]
+                start: starts[$0] + delta,
+                excess: (
+                    utf8: excess8[$0 + 1] - excess8[$0], utf16: excess16[$0 + 1] - excess16[$0],
+                    utf32: excess32[$0 + 1] - excess32[$0]
+                )
             )
         }
         starts.removeSubrange(low...)
@@ -165,11 +180,6 @@ public struct CharacterWidths: Sendable, Hashable {
             scanning: bytes, from: oldRange.lowerBound - base, to: oldRange.lowerBound + insertedLength - base,
             at: base)
         starts.reserveCapacity(starts.count + tail.count)
-        for moved in tail {
-            starts.append(moved.start)
-            excess8.append(excess8.last! + moved.utf8)
-            excess16.append(excess16.last! + moved.utf16)
-            excess32.append(excess32.last! + moved.utf32)
-        }
+        for moved in tail { append(moved.start, excess: moved.excess) }
     }
 }

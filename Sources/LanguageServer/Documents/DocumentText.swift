@@ -22,12 +22,16 @@ public struct DocumentText: Sendable {
     public init(_ bytes: [UInt8]) {
         whole = bytes
         pieces = Self.cut(bytes[...])
-        ends = []
-        ends.reserveCapacity(pieces.count)
-        var end = 0
-        for piece in pieces {
-            end += piece.count
-            ends.append(end)
+        ends = Array(repeating: 0, count: pieces.count)
+        placePieces(from: 0, at: 0)
+    }
+
+    /// Sets the ends of the pieces from `first` on, which starts at offset `start`.
+    private mutating func placePieces(from first: Int, at start: Int) {
+        var end = start
+        for index in first..<pieces.count {
+            end += pieces[index].count
+            ends[index] = end
         }
     }
 
@@ -131,11 +135,7 @@ public struct DocumentText: Sendable {
         let made = Self.cut(joined[...])
         pieces.replaceSubrange(first...last, with: made)
         ends.replaceSubrange(first...last, with: repeatElement(0, count: made.count))
-        var end = base
-        for index in first..<pieces.count {
-            end += pieces[index].count
-            ends[index] = end
-        }
+        placePieces(from: first, at: base)
     }
 }
 

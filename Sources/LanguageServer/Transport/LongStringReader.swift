@@ -70,8 +70,8 @@ public struct LongStringReader: Sendable {
                 continue
             }
             if isLong {
-                // Decoded through one pointer for all that is in: a byte appended to an array
-                // checks the array's uniqueness, which took a third of the decoding's time.
+                // Decoded through one pointer for all that is in, not appended to an array a run
+                // and an escape at a time (on 1 GB, 1.20 s of CPU instead of 1.32 s).
                 var room = text
                 text = []
                 let outcome = room.withUnsafeMutableBufferPointer { room in
@@ -122,23 +122,41 @@ public struct LongStringReader: Sendable {
                 open = nil
                 position = end + 1
             case 0x5C:
-                // An escape is read once it is all in: `\uD83D\uDE00` is twelve bytes.
-                guard complete || available - end >= 12 else { return }
-                if end + 1 < available, JSONParser.simpleEscape(body[end + 1]) != nil {
-                    position = end + 2
-                    continue
-                }
-                var parser = JSONParser(bytes: received, maximumDepth: 1)
-                parser.index = end
-                do throws(JSONParseError) {
-                    _ = try parser.parseEscape()
-                    position = parser.index
-                } catch {
-                    stopped = true
+                switch Self.escape(at: end, in: received, complete: complete) {
+                case .incomplete: return
+                case .invalid: stopped = true
+                case .read(_, let next): position = next
                 }
             default:
                 stopped = true
             }
+        }
+    }
+
+    private enum Escape {
+        /// Not all in yet.
+        case incomplete
+        /// Not a JSON escape.
+        case invalid
+        /// The character it stands for, and the offset after it.
+        case read(Unicode.Scalar, next: Int)
+    }
+
+    /// The escape whose backslash is at `end` of the bytes in, read once it is all in:
+    /// `\uD83D\uDE00` is twelve bytes. A line break, a quote and a backslash (a text's escapes)
+    /// are read without a parser.
+    private static func escape(at end: Int, in received: UnsafeBufferPointer<UInt8>, complete: Bool) -> Escape {
+        guard complete || received.count - end >= 12 else { return .incomplete }
+        if end + 1 < received.count, let simple = JSONParser.simpleEscape(received[end + 1]) {
+            return .read(Unicode.Scalar(simple), next: end + 2)
+        }
+        var parser = JSONParser(bytes: received, maximumDepth: 1)
+        parser.index = end
+        do throws(JSONParseError) {
+            let scalar = try parser.parseEscape()
+            return .read(scalar, next: parser.index)
+        } catch {
+            return .invalid
         }
     }
 
@@ -163,7 +181,7 @@ public struct LongStringReader: Sendable {
                 from: body.baseAddress! + from, byteCount: to - from)
             written += to - from
         }
-        while position < available {
+        reading: while position < available {
             // In a long string, the characters that are not ASCII stop the scan too.
             let end = ByteScan.firstQuoteBackslashControlOrWide(received, from: position)
             copy(position, end)
@@ -174,21 +192,10 @@ public struct LongStringReader: Sendable {
                 check(room, final: true)
                 return .closed(end)
             case 0x5C:
-                // An escape is read once it is all in: `\uD83D\uDE00` is twelve bytes. A line
-                // break, a quote and a backslash (a text's escapes) are read without a parser.
-                guard complete || available - end >= 12 else {
-                    check(room, final: false)
-                    return .waiting
-                }
-                if end + 1 < available, let simple = JSONParser.simpleEscape(body[end + 1]) {
-                    append(scalar: simple, to: room)
-                    position = end + 2
-                    continue
-                }
-                var parser = JSONParser(bytes: received, maximumDepth: 1)
-                parser.index = end
-                do throws(JSONParseError) {
-                    let scalar = try parser.parseEscape()
+                switch Self.escape(at: end, in: received, complete: complete) {
+                case .incomplete: break reading
+                case .invalid: return .stopped
+                case .read(let scalar, let next):
                     if scalar.isASCII {
                         append(scalar: UInt8(scalar.value), to: room)
                     } else {
@@ -199,20 +206,15 @@ public struct LongStringReader: Sendable {
                         }
                         widths.appendCharacter(at: start, lead: room[start])
                     }
-                    position = parser.index
-                } catch {
-                    return .stopped
+                    position = next
                 }
             case let lead where lead >= 0x80:
                 // A character that is not ASCII, read once it is all in.
-                let count = CharacterWidths.byteCount(lead: lead)
-                guard complete || available - end >= count else {
-                    check(room, final: false)
-                    return .waiting
-                }
+                let last = end + CharacterWidths.byteCount(lead: lead)
+                guard complete || last <= available else { break reading }
                 widths.appendCharacter(at: written, lead: lead)
-                copy(end, min(end + count, available))
-                position = min(end + count, available)
+                copy(end, min(last, available))
+                position = min(last, available)
             default:
                 return .stopped
             }
