@@ -42,13 +42,18 @@ VSCODE = {
                          "foldingRangeKind": {"valueSet": ["comment", "imports", "region"]},
                          "foldingRange": {"collapsedText": False}},
         "codeLens": {"dynamicRegistration": True},
+        "semanticTokens": {"requests": {"range": True, "full": {"delta": True}}, "tokenTypes": [],
+                           "tokenModifiers": [], "formats": ["relative"]},
     },
     "workspace": {"applyEdit": True, "diagnostics": {"refreshSupport": True}, "codeLens": {"refreshSupport": True},
                   "foldingRange": {"refreshSupport": True}},
 }
+# Neovim 0.11 asks for the whole file's tokens only, never a range.
 NEOVIM = {"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
                            "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
-                           "diagnostic": {"dynamicRegistration": False}}}
+                           "diagnostic": {"dynamicRegistration": False},
+                           "semanticTokens": {"requests": {"range": False, "full": {"delta": True}},
+                                              "tokenTypes": [], "tokenModifiers": [], "formats": ["relative"]}}}
 
 
 def cpu_seconds(pid):
@@ -108,7 +113,8 @@ def typing(binary, text, client_kind, keystrokes, workspace=None):
     pid = client.process.pid
     client.request("textDocument/documentSymbol", document, timeout=600)
     tokens = client.request("textDocument/semanticTokens/full", document, timeout=600)
-    result_id = tokens.get("resultId")
+    # `null` for a file whose whole tokens a client that asks no range does not get.
+    result_id = (tokens or {}).get("resultId")
     first_cpu = cpu_seconds(pid)
     for k in range(keystrokes):
         line = places[k % len(places)]
@@ -151,7 +157,7 @@ def typing(binary, text, client_kind, keystrokes, workspace=None):
                 if "error" not in message:
                     times.setdefault(name, []).append(message["_arrived"] - sent)
                     if name.startswith("semantic tokens"):
-                        result_id = message["result"].get("resultId")
+                        result_id = (message["result"] or {}).get("resultId")
             else:
                 waiting_for_push = False
                 times.setdefault("edit → pushed diagnostics", []).append(message["_arrived"] - started)
