@@ -101,10 +101,12 @@ public struct SourceText: Sendable {
     /// Line and column of a byte offset, the column counted in `encoding` units. An offset
     /// inside a character counts as that character's start. Takes time logarithmic in the text.
     public func position(of offset: Int, in positionEncoding: PositionEncoding) -> LineColumn {
-        let offset = widths.characterStart(max(0, min(offset, bytes.count)))
+        // A character never holds a line's start: the line of the offset is that of its character.
+        let offset = max(0, min(offset, bytes.count))
         let starts = lineStarts
         let line = Self.line(of: offset, in: starts)
-        return LineColumn(line: line, column: widths.columns(from: starts[line], to: offset, in: positionEncoding))
+        return LineColumn(
+            line: line, column: widths.columns(from: starts[line], toCharacterHolding: offset, in: positionEncoding))
     }
 
     /// The byte offset of a line and column; a column past the line's end means its end, a
@@ -137,13 +139,14 @@ extension SourceText {
         /// What `SourceText.position(of:in:)` gives, in time constant in the text for offsets
         /// close after the last one.
         public mutating func position(of offset: Int, in encoding: PositionEncoding) -> LineColumn {
-            let offset = widths.characterStart(max(0, min(offset, source.bytes.count)))
+            let offset = max(0, min(offset, source.bytes.count))
             if offset < starts[line] {
                 line = SourceText.line(of: offset, in: starts)
             } else {
                 while line + 1 < starts.count && starts[line + 1] <= offset { line += 1 }
             }
-            return LineColumn(line: line, column: widths.columns(from: starts[line], to: offset, in: encoding))
+            return LineColumn(
+                line: line, column: widths.columns(from: starts[line], toCharacterHolding: offset, in: encoding))
         }
     }
 }

@@ -113,17 +113,22 @@ public struct CharacterWidths: Sendable, Hashable {
         excess32[k + 1] - excess32[k] + 1
     }
 
-    /// The start of the character that holds byte `offset`.
-    public func characterStart(_ offset: Int) -> Int {
-        let k = firstIndex(atOrAfter: offset + 1) - 1
-        guard k >= 0, starts[k] < offset, offset < starts[k] + length(k) else { return offset }
-        return starts[k]
-    }
-
-    /// The columns from `lineStart` to `offset`, both character starts on one line.
-    public func columns(from lineStart: Int, to offset: Int, in encoding: PositionEncoding) -> Int {
+    /// The columns from `lineStart` (a character start) to the start of the character that
+    /// holds `offset`, on one line; one search when no character that is not ASCII stands
+    /// between them (most lines).
+    public func columns(from lineStart: Int, toCharacterHolding offset: Int, in encoding: PositionEncoding) -> Int {
+        // The characters that are not ASCII starting before `offset` + 1, then before the start
+        // of the character holding it.
+        var before = firstIndex(atOrAfter: offset + 1)
+        var target = offset
+        if before > 0 {
+            let k = before - 1
+            if starts[k] < offset && offset < starts[k] + length(k) { target = starts[k] }
+            if starts[k] == target { before = k }
+        }
+        guard before > 0 && starts[before - 1] >= lineStart else { return target - lineStart }
         let excess = excess(encoding)
-        return offset - lineStart - (excess[firstIndex(atOrAfter: offset)] - excess[firstIndex(atOrAfter: lineStart)])
+        return target - lineStart - (excess[before] - excess[firstIndex(atOrAfter: lineStart)])
     }
 
     /// The byte offset of `column` on the line `lineStart..<lineEnd`: a column inside a

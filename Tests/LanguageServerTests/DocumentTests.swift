@@ -179,10 +179,7 @@ final class DocumentTests: XCTestCase {
     func testRandomEditsKeepTheLineIndexExact() {
         var generator = SeededGenerator(seed: 0x5EED)
         let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r", "\r\n", " ", "e4"]
-        func randomText(_ maximum: Int) -> String {
-            (0..<Int.random(in: 0...maximum, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
-                .joined()
-        }
+        func randomText(_ maximum: Int) -> String { self.randomText(of: pieces, upTo: maximum, using: &generator) }
         for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
             var text = randomText(30)
             var document = Document(uri: "u", version: 0, text: text)
@@ -247,9 +244,7 @@ final class DocumentTests: XCTestCase {
         var generator = SeededGenerator(seed: 0xC0FFEE)
         let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r\n", " ", "e4", "\u{0}"]
         for round in 0..<40 {
-            let text = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
-                pieces.randomElement(using: &generator)!
-            }.joined()
+            let text = randomText(of: pieces, upTo: 60, using: &generator)
             var document = Document(uri: "u", version: 0, text: "x")
             document.apply([TextDocumentContentChangeEvent(range: nil, text: "")], version: 1, encoding: .utf16)
             document.apply(
@@ -268,6 +263,98 @@ final class DocumentTests: XCTestCase {
                 }
             }
         }
+    }
+
+    func testEveryByteOffsetHasThePositionOfItsCharacter() {
+        var generator = SeededGenerator(seed: 0xFACADE)
+        let pieces = ["a", "é", "Ж", "日", "😀", "\n", "\r\n", "\r", " ", "e4"]
+        for round in 0..<40 {
+            let text = randomText(of: pieces, upTo: 60, using: &generator)
+            let document = Document(uri: "u", version: 0, text: text)
+            for encoding in [PositionEncoding.utf8, .utf16, .utf32] {
+                // Each byte's position, scalar by scalar: a byte inside a character is at its
+                // start, a byte of a line's terminator at the line's end.
+                var expected: [LSPPosition] = []
+                var (line, column) = (0, 0)
+                var scalars = Array(text.unicodeScalars)[...]
+                while let scalar = scalars.popFirst() {
+                    let here = LSPPosition(line: line, character: column)
+                    if scalar == "\r" && scalars.first == "\n" {
+                        scalars.removeFirst()
+                        expected += [here, here]
+                    } else {
+                        expected += Array(repeating: here, count: scalar.utf8.count)
+                    }
+                    if scalar == "\n" || scalar == "\r" {
+                        (line, column) = (line + 1, 0)
+                    } else {
+                        column += encoding == .utf8 ? scalar.utf8.count : encoding == .utf16 ? scalar.utf16.count : 1
+                    }
+                }
+                expected.append(LSPPosition(line: line, character: column))
+                var from = 0
+                for (offset, position) in expected.enumerated() {
+                    XCTAssertEqual(
+                        document.position(of: offset, encoding: encoding), position, "round \(round) \(offset)")
+                    XCTAssertEqual(
+                        document.position(of: offset, encoding: encoding, fromLine: &from), position,
+                        "round \(round) \(offset)")
+                }
+            }
+        }
+    }
+
+    func testOnlyLineBreaksAreToldByTheLineStarts() {
+        var generator = SeededGenerator(seed: 0xB1A4C)
+        let pieces = ["\n", "\r\n", "\r", "\n\n", " ", "{", "e4", "é"]
+        for round in 0..<60 {
+            let text = randomText(of: pieces, upTo: 30, using: &generator)
+            let document = Document(uri: "u", version: 0, text: text)
+            let bytes = Array(text.utf8)
+            // A byte ends a line when it is `\n`, or `\r` not followed by `\n`.
+            func endsLine(_ k: Int) -> Bool {
+                bytes[k] == 0x0A || (bytes[k] == 0x0D && (k + 1 == bytes.count || bytes[k + 1] != 0x0A))
+            }
+            for low in 0...bytes.count {
+                for high in low...min(bytes.count, low + 4) {
+                    let expected = (low..<high).allSatisfy(endsLine)
+                    for hint in [0, document.position(of: low, encoding: .utf8).line] {
+                        var line = hint
+                        XCTAssertEqual(
+                            document.holdsOnlyLineBreaks(low..<high, fromLine: &line), expected,
+                            "round \(round) \(low)..<\(high) from line \(hint)")
+                        if expected && high > low {
+                            XCTAssertEqual(line, document.position(of: high, encoding: .utf8).line)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func testBytesOfShortRangesInOrderAreFoundInAnEditedText() {
+        var generator = SeededGenerator(seed: 0x5EED)
+        // Over 64 KB, edited: the text is in pieces, and ranges cross from one to the next.
+        var bytes = Array(repeating: UInt8(ascii: "a"), count: 200_000)
+        for _ in 0..<300 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8(ascii: "{") }
+        var text = DocumentText(bytes)
+        text.replace(100..<101, with: [UInt8(ascii: "b")])
+        bytes[100] = UInt8(ascii: "b")
+        var piece = 0
+        var offset = 0
+        while offset < bytes.count {
+            let range = offset..<min(bytes.count, offset + Int.random(in: 0...700, using: &generator))
+            XCTAssertEqual(
+                text.contains(in: range, piece: &piece, where: { $0 == UInt8(ascii: "{") }),
+                bytes[range].contains(UInt8(ascii: "{")), "\(range)")
+            offset = range.upperBound + Int.random(in: 0...90_000, using: &generator)
+        }
+    }
+
+    /// Up to `count` of `pieces` one after another, drawn at random.
+    func randomText(of pieces: [String], upTo count: Int, using generator: inout SeededGenerator) -> String {
+        (0..<Int.random(in: 0...count, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+            .joined()
     }
 
     /// Positions to offsets computed scalar by scalar, independently of `LineIndex`.

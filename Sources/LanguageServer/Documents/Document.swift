@@ -67,6 +67,11 @@ public struct Document: Sendable, Hashable {
         lineIndex.position(of: offset, in: content, encoding: encoding, fromLine: &line)
     }
 
+    /// Whether each byte of `range` ends a line (`LineIndex.holdsOnlyLineBreaks`).
+    public func holdsOnlyLineBreaks(_ range: Range<Int>, fromLine line: inout Int) -> Bool {
+        lineIndex.holdsOnlyLineBreaks(range, fromLine: &line)
+    }
+
     /// The bytes a range covers; a range whose end is before its start covers the bytes between them.
     public func byteRange(of range: LSPRange, encoding: PositionEncoding) -> Range<Int> {
         let start = offset(of: range.start, encoding: encoding)

@@ -56,8 +56,7 @@ public struct DocumentText: Sendable {
         precondition(offset >= 0 && offset < count, "offset \(offset) outside a text of \(count) bytes")
         if let whole { return whole[offset] }
         let index = piece(holding: offset)
-        let piece = pieces[index]
-        return piece[piece.startIndex + offset - start(ofPiece: index)]
+        return pieces[index][pieces[index].startIndex + offset - start(ofPiece: index)]
     }
 
     /// A copy of the bytes of `range`.
@@ -101,6 +100,34 @@ public struct DocumentText: Sendable {
             }
         }
         return try bytes(in: range).withUnsafeBufferPointer(body)
+    }
+
+    /// Whether a byte of `range` satisfies `predicate`, for short ranges read in document
+    /// order (the text between the games of a document, tens of thousands of them): `piece`
+    /// is where the previous range began, and this one's piece is looked for from there on.
+    public func contains(
+        in range: Range<Int>, piece hint: inout Int, where predicate: (UInt8) -> Bool
+    ) -> Bool {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "\(range) outside \(count) bytes")
+        if let whole { return whole[range].contains(where: predicate) }
+        guard !range.isEmpty else { return false }
+        var index = min(max(hint, 0), pieces.count - 1)
+        if start(ofPiece: index) > range.lowerBound || ends[index] <= range.lowerBound {
+            // Most often the next piece.
+            let next = index + 1 < pieces.count && ends[index] <= range.lowerBound && range.lowerBound < ends[index + 1]
+            index = next ? index + 1 : piece(holding: range.lowerBound)
+        }
+        hint = index
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let base = start(ofPiece: index)
+            let end = min(range.upperBound, ends[index])
+            let first = pieces[index].startIndex - base
+            for k in offset..<end where predicate(pieces[index][first + k]) { return true }
+            offset = end
+            index += 1
+        }
+        return false
     }
 
     /// Replaces the bytes of `range` with `inserted`.

@@ -127,6 +127,34 @@ public struct LineIndex: Sendable, Hashable {
         return position(of: clamped, onLine: low, in: text, encoding: encoding)
     }
 
+    /// Whether each byte of `range` ends a line (`\n` or a lone `\r`: the blank lines between
+    /// two games), told by the line starts alone, without reading the text. `line` is a line at
+    /// or before the one starting at `range.upperBound`, as in `position(of:in:encoding:fromLine:)`,
+    /// and becomes that line when the answer is yes.
+    public func holdsOnlyLineBreaks(_ range: Range<Int>, fromLine line: inout Int) -> Bool {
+        guard !range.isEmpty, range.lowerBound >= 0 else { return range.isEmpty }
+        var low = min(max(line, 0), starts.count - 1)
+        guard Int(starts[low]) <= range.upperBound else { return false }
+        var step = 1
+        while low + step < starts.count && Int(starts[low + step]) <= range.upperBound {
+            low += step
+            step *= 2
+        }
+        var high = min(low + step, starts.count)
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if Int(starts[middle]) <= range.upperBound { low = middle } else { high = middle }
+        }
+        // Lines start at each offset after the first byte up to the end: line starts are
+        // increasing, so the first and the last of them tell.
+        let first = low - (range.count - 1)
+        guard Int(starts[low]) == range.upperBound, first >= 0, Int(starts[first]) == range.lowerBound + 1 else {
+            return false
+        }
+        line = low
+        return true
+    }
+
     /// The position of byte `offset`, clamped to the document; an offset inside a line terminator is the
     /// end of its line.
     public func position(of offset: Int, in text: DocumentText, encoding: PositionEncoding) -> LSPPosition {
@@ -140,9 +168,14 @@ public struct LineIndex: Sendable, Hashable {
     )
         -> LSPPosition
     {
-        let content = contentRange(ofLine: line, in: text)
-        let target = widths.characterStart(min(clamped, content.upperBound))
-        return LSPPosition(
-            line: line, character: widths.columns(from: content.lowerBound, to: target, in: encoding))
+        let start = Int(starts[line])
+        if clamped == start { return LSPPosition(line: line, character: 0) }
+        // A line's terminator is at most its last two bytes: an offset before them is in its
+        // content, found without reading the text (a document's pieces are searched for each byte).
+        var end = clamped
+        if line + 1 < starts.count && clamped + 2 >= Int(starts[line + 1]) {
+            end = min(clamped, contentRange(ofLine: line, in: text).upperBound)
+        }
+        return LSPPosition(line: line, character: widths.columns(from: start, toCharacterHolding: end, in: encoding))
     }
 }

@@ -132,6 +132,8 @@ final class DerivedValues: Sendable {
         value({ $0.outline }, { $0.outline = $1 }, make)
     }
 
+    var hasOutline: Bool { slots.withLock { $0.outline != nil } }
+
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
     func tokenRun(_ encoding: PositionEncoding, _ make: () -> TokenRun) -> TokenRun {
@@ -160,9 +162,23 @@ final class DerivedValues: Sendable {
 public struct PlacedGame: Sendable {
     /// Offset of the game's first byte in the document.
     public let start: Int
+    /// Offset just past its last byte, kept beside the start: a request over every game of a
+    /// large document (the tokens' delta) finds where each is without reading its analysis, one
+    /// object of 44,000 scattered in memory.
+    public let end: Int
     public let analysis: GameAnalysis
 
-    public var range: Range<Int> { start..<(start + analysis.length) }
+    /// `range`: the bytes of `analysis`'s text in the document.
+    init(_ range: Range<Int>, analysis: GameAnalysis) {
+        start = range.lowerBound
+        end = range.upperBound
+        self.analysis = analysis
+    }
+
+    public var range: Range<Int> { start..<end }
+
+    /// The same game, `delta` bytes further on.
+    func shifted(by delta: Int) -> PlacedGame { PlacedGame(range.shifted(by: delta), analysis: analysis) }
 }
 
 /// The PGN reading of one version of a document.
@@ -432,7 +448,7 @@ public final class PGNAnalyzer: Sendable {
         let cache = state.withLock { $0.games }
         let analyses = Self.analyses(of: Self.texts(of: ranges, in: text)) { cache[$0] }
         state.withLock { _ = $0.add(analyses) }
-        let games = zip(ranges, analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        let games = zip(ranges, analyses).map { PlacedGame($0, analysis: $1) }
         return DocumentAnalysis(
             uri: document.uri, version: document.version, games: games, diagnostics: [],
             stamp: document.history.stamp, length: text.count)
@@ -631,7 +647,7 @@ public final class PGNAnalyzer: Sendable {
             return reading
         }
         var cut = Self.cutIntoGames(bytes, analyzing: { cache[$0] }, progress: reading.map { $0.pieceRead })
-        let games = zip(cut.ranges, cut.analyses).map { PlacedGame(start: $0.lowerBound, analysis: $1) }
+        let games = zip(cut.ranges, cut.analyses).map { PlacedGame($0, analysis: $1) }
         cut.analyses = []
         let analysis = Self.assemble(document, games: games, cut: cut, parsedBytes: bytes.count)
         reading?.finish(games: games.count)
@@ -717,10 +733,10 @@ public final class PGNAnalyzer: Sendable {
         var games = Array(old[..<first])
         games.reserveCapacity(first + ranges.count + old.count - resumed)
         for (range, analysis) in zip(ranges, analyses) {
-            games.append(PlacedGame(start: range.lowerBound, analysis: analysis))
+            games.append(PlacedGame(range, analysis: analysis))
         }
         for game in old[resumed...] {
-            games.append(PlacedGame(start: game.start + delta, analysis: game.analysis))
+            games.append(game.shifted(by: delta))
         }
         // An edit that leaves the names of the games it touched as they were (typing moves or
         // comments) leaves the file's name variants as they were: finding them again takes a

@@ -138,9 +138,12 @@ extension PGNLanguageServer {
             let reviews = engines.storedReviews
             // Written as text: a 100 MB file has tens of thousands of games, each with its lens.
             var lenses: [(at: LSPRange, index: Int, title: String, command: String)] = []
+            // Games are placed in document order, each line lookup going on from the one before.
+            var line = 0
             for (index, game) in analysis.games.enumerated() where game.analysis.hasPlayedMoves {
-                try context.checkCancellation()
-                let at = document.range(of: game.start..<game.start, encoding: context.positionEncoding)
+                if index % 1024 == 0 { try context.checkCancellation() }
+                let start = document.position(of: game.start, encoding: context.positionEncoding, fromLine: &line)
+                let at = LSPRange(start: start, end: start)
                 if let stored = reviews[game.analysis.text] {
                     let review = stored.review
                     let title = "\(review.playerText(of: .white))  |  \(review.playerText(of: .black))"
@@ -153,7 +156,7 @@ extension PGNLanguageServer {
                     lenses.append((at, index, "Review game", "pgn.reviewGame"))
                 }
             }
-            var text = JSONText(capacity: lenses.count * 160)
+            var text = JSONText(capacity: lenses.count * (document.uri.utf8.count + 200))
             text.array(lenses) { text, lens in
                 text.raw("{\"command\":{\"arguments\":[")
                 text.string(document.uri)

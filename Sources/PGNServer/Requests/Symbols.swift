@@ -81,19 +81,25 @@ extension PGNLanguageServer {
             let (document, analysis) = try await analysis(params, context)
             let encoding = context.positionEncoding
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
-            // Each game's outline reads its movetext again: on every core, the first time.
-            let games = analysis.games
-            PGNAnalyzer.forEachOnEveryCore(games.count) { k in
-                _ = games[k].analysis.derived.outline { Self.outline(of: games[k].analysis) }
+            // Each game's outline reads its movetext again: on every core, for the games that
+            // have none yet (all of them the first time, the edited ones after an edit).
+            let missing = analysis.games.filter { !$0.analysis.derived.hasOutline }
+            if missing.count > 256 {
+                PGNAnalyzer.forEachOnEveryCore(missing.count) { k in
+                    _ = missing[k].analysis.derived.outline { Self.outline(of: missing[k].analysis) }
+                }
             }
-            // Written as text: a 100 MB file has tens of thousands of games.
-            var text = JSONText(capacity: analysis.games.count * 300)
+            // Written as text: a 100 MB file has tens of thousands of games. Room for about 500
+            // bytes a game (a lichess game's symbol with its date and length) is made at once: a
+            // larger text made by doubling held both copies (26 and 13 MB at 100 MB), and room
+            // not written to takes no memory.
+            var text = JSONText(capacity: analysis.games.count * 560)
             text.raw("[")
             // Games and their parts are placed in document order, each line lookup going on from
             // the one before.
             var line = 0
             for (index, game) in analysis.games.enumerated() {
-                try context.checkCancellation()
+                if index % 1024 == 0 { try context.checkCancellation() }
                 let a = game.analysis
                 let outline = a.derived.outline { Self.outline(of: a) }
                 text.raw(index == 0 ? "{" : ",{")
