@@ -123,6 +123,29 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(Set([text.json, built]).count, 1, "equal values hash alike")
     }
 
+    func testTextWrittenInPiecesIsTheTextWrittenWhole() throws {
+        let names = (0..<40_000).map { "Player \($0), \"Élise\"" }
+        var pieces = JSONText()
+        var whole = JSONText()
+        pieces.array(names) { text, name in
+            text.string(name)
+            text.endPieceIfFull()
+        }
+        whole.array(names) { text, name in text.string(name) }
+        guard case .stream(let stream) = pieces.json else { return XCTFail("one piece for \(names.count) names") }
+        XCTAssertLessThan(pieces.bytes.count, JSONText.pieceSize * 2)
+        var emitted: [[UInt8]] = []
+        XCTAssertTrue(
+            stream.produce {
+                emitted.append($0)
+                return true
+            })
+        XCTAssertGreaterThan(emitted.count, 1)
+        XCTAssertEqual(emitted.joined().count, stream.length)
+        XCTAssertEqual(Array(emitted.joined()), whole.bytes)
+        XCTAssertEqual(pieces.json, whole.json)
+    }
+
     /// A long string read into its own storage: escapes of every kind at both ends and inside,
     /// and the errors a short one gets.
     func testLongStringsWithEscapesReadTheSame() throws {

@@ -156,7 +156,7 @@ extension PGNLanguageServer {
                     lenses.append((at, index, "Review game", "pgn.reviewGame"))
                 }
             }
-            var text = JSONText(capacity: lenses.count * (document.uri.utf8.count + 200))
+            var text = JSONText(capacity: min(lenses.count * (document.uri.utf8.count + 200), JSONText.pieceSize))
             text.array(lenses) { text, lens in
                 text.raw("{\"command\":{\"arguments\":[")
                 text.string(document.uri)
@@ -169,6 +169,7 @@ extension PGNLanguageServer {
                 text.raw("},\"range\":")
                 text.range(lens.at)
                 text.raw("}")
+                text.endPieceIfFull()
             }
             return text.json
         }

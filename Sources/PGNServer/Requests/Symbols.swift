@@ -89,11 +89,8 @@ extension PGNLanguageServer {
                     _ = missing[k].analysis.derived.outline { Self.outline(of: missing[k].analysis) }
                 }
             }
-            // Written as text: a 100 MB file has tens of thousands of games. Room for about 500
-            // bytes a game (a lichess game's symbol with its date and length) is made at once: a
-            // larger text made by doubling held both copies (26 and 13 MB at 100 MB), and room
-            // not written to takes no memory.
-            var text = JSONText(capacity: analysis.games.count * 560)
+            // Written as text, in pieces: a 100 MB file has tens of thousands of games.
+            var text = JSONText(capacity: JSONText.pieceSize)
             text.raw("[")
             // Games and their parts are placed in document order, each line lookup going on from
             // the one before.
@@ -146,6 +143,7 @@ extension PGNLanguageServer {
                     text.string(outline.title ?? "Game \(index + 1)")
                 }
                 text.raw("}")
+                text.endPieceIfFull()
             }
             text.raw("]")
             return text.json
