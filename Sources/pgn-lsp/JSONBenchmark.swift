@@ -34,6 +34,17 @@ struct JSONBenchmark: ParsableCommand {
                 params?["textDocument"]?["text"]?.stringValue?.utf8.count == text.utf8.count
             else { fatalError("the message was not read back") }
         }
+        report("read, long strings as they arrive (LongStringReader, in 1 MB steps)") {
+            var reader = LongStringReader(length: body.count)
+            body.withUnsafeBufferPointer { buffer in
+                for end in stride(from: 1 << 20, to: buffer.count + (1 << 20), by: 1 << 20) {
+                    reader.read(UnsafeBufferPointer(rebasing: buffer[..<min(end, buffer.count)]))
+                }
+            }
+            guard reader.strings.values.first?.bytes.count == text.utf8.count else {
+                fatalError("the text was not read back")
+            }
+        }
         report("read, JSONSerialization") {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             let params = object?["params"] as? [String: Any]
@@ -69,7 +80,7 @@ struct JSONBenchmark: ParsableCommand {
         }
         let median = seconds.sorted()[seconds.count / 2]
         say(
-            "\(label): median \(String(format: "%.2f", median)) s of \(seconds.map { String(format: "%.2f", $0) })")
+            "\(label): median \(String(format: "%.3f", median)) s of \(seconds.map { String(format: "%.3f", $0) })")
     }
 
     /// A line on standard output at once, so that a long run shows each figure as it comes.
