@@ -217,10 +217,12 @@ public struct GameReplay {
 
     /// Whether an `Opening` tag names `name`: the name itself, or its family or variation
     /// written shorter (`Sicilian Defense`, `Sicilian Defense: Najdorf Variation`).
+    /// Compared as UTF-8 bytes: `String.hasPrefix` compares characters, and looked up Unicode
+    /// properties for every game of a file (2% of `check` on one core).
     static func names(_ tag: String, _ name: String) -> Bool {
-        guard name.hasPrefix(tag), !tag.isEmpty else { return false }
-        let rest = name.dropFirst(tag.count)
-        return rest.isEmpty || rest.hasPrefix(":") || rest.hasPrefix(",")
+        guard !tag.isEmpty, name.utf8.starts(with: tag.utf8) else { return false }
+        let rest = name.utf8.dropFirst(tag.utf8.count)
+        return rest.first.map { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ",") } ?? true
     }
 
     private func replayMoves(

@@ -87,6 +87,8 @@ final class OpeningTests: XCTestCase {
             "[ECO \"B90\"]\n[Opening \"Sicilian Defense: Najdorf Variation\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
             // The family is a shorter name of the same opening.
             "[ECO \"B90\"]\n[Opening \"Sicilian Defense\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
+            // The same with a name that is not ASCII.
+            "[ECO \"D85\"]\n[Opening \"Grünfeld Defense\"]\n\n1. d4 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 *",
             "[Event \"x\"]\n\n1. e4 e6 *",
             // A game from a position that is no named one.
             "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n[ECO \"A00\"]\n\n1. O-O *",

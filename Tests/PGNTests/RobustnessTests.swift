@@ -13,6 +13,18 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(check(closed).diagnostics.filter { $0.severity == .error }.count, 0)
     }
 
+    /// A tag a game already has starts the next game (header-only games), whether the game has
+    /// a few tags, a TWIC game's seventeen, or more than the parser compares one by one.
+    func testARepeatedTagStartsTheNextGameAtEveryNumberOfTags() {
+        for count in [1, 15, 16, 17, 20, 63, 64, 65, 200] {
+            let header = (0..<count).map { "[Tag\($0) \"v\"]\n" }.joined()
+            let bytes = Array((header + header + header + "\n1. e4 *\n").utf8)
+            let parser = bytes.withUnsafeBufferPointer { Parser($0) }
+            XCTAssertEqual(parser.games.count, 3, "\(count) tags")
+            XCTAssertEqual(parser.games.map(\.tags.count), [count, count, count], "\(count) tags")
+        }
+    }
+
     func testFiftyMegabyteLineWithoutNewline() {
         var text = "[Event \"long\"] 1. e4 e5 2. "
         text += String(repeating: "a", count: 25_000_000)
