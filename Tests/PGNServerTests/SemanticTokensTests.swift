@@ -57,11 +57,39 @@ final class SemanticTokensTests: XCTestCase {
         try await checkRandomEdits(of: Self.text, seed: 7)
     }
 
+    /// The same with Windows line ends (ChessBase's exports): the text between games is then
+    /// read, not told blank by the line starts.
+    func testDeltasAfterRandomEditsOfATextWithCarriageReturnsEqualTheTokensOfANewServer() async throws {
+        try await checkRandomEdits(of: Self.text.replacingOccurrences(of: "\n", with: "\r\n"), seed: 19)
+    }
+
     /// The same game many times (one analysis serves every copy), and clients that name a result
     /// a few edits old: each answer still turns the named result into the new tokens.
     func testDeltasFromOlderResultsInAFileOfCopiesEqualTheTokensOfANewServer() async throws {
         let game = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 {a\nb} Nc6 3. Bb5 a6 *\n\n"
         try await checkRandomEdits(of: String(repeating: game, count: 8), seed: 11, olderResults: true)
+    }
+
+    /// The lines of `text` as LSP counts them (`\n`, `\r\n` or a lone `\r` ends one), each
+    /// with its end.
+    static func lines(_ text: String) -> [(content: String, end: String)] {
+        var lines: [(content: String, end: String)] = []
+        var content = String.UnicodeScalarView()
+        var scalars = text.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            if scalar == "\r" && scalars.first == "\n" {
+                scalars.removeFirst()
+                lines.append((String(content), "\r\n"))
+            } else if scalar == "\n" || scalar == "\r" {
+                lines.append((String(content), String(scalar)))
+            } else {
+                content.append(scalar)
+                continue
+            }
+            content = String.UnicodeScalarView()
+        }
+        lines.append((String(content), ""))
+        return lines
     }
 
     /// Random edits of `text`, each followed by a delta from the latest result (or, with
@@ -82,11 +110,13 @@ final class SemanticTokensTests: XCTestCase {
 
         var random = SplitMix64(seed: seed)
         func pick(_ bound: Int) -> Int { bound <= 1 ? 0 : Int.random(in: 0..<bound, using: &random) }
-        let pieces = [" ", "{", "}", "(", ")", "Nf3 ", "\n", "[Site \"é\"]\n", "\n%esc\n", "1-0\n\n", "♞", ";x"]
+        let pieces = [
+            " ", "{", "}", "(", ")", "Nf3 ", "\n", "[Site \"é\"]\n", "\n%esc\n", "1-0\n\n", "♞", ";x", "\r", "\r\n\r\n",
+        ]
         for version in 2...40 {
-            var lines = text.components(separatedBy: "\n")
+            var lines = Self.lines(text)
             let line = pick(lines.count)
-            let characters = Array(lines[line])
+            let characters = Array(lines[line].content)
             let at = pick(characters.count + 1)
             let deleted = pick(2) == 0 ? min(pick(4), characters.count - at) : 0
             let inserted = deleted > 0 && pick(2) == 0 ? "" : pieces[pick(pieces.count)]
@@ -94,8 +124,8 @@ final class SemanticTokensTests: XCTestCase {
             let range = LSPRange(
                 start: LSPPosition(line: line, character: column(at)),
                 end: LSPPosition(line: line, character: column(at + deleted)))
-            lines[line] = String(characters[..<at]) + inserted + String(characters[(at + deleted)...])
-            text = lines.joined(separator: "\n")
+            lines[line].content = String(characters[..<at]) + inserted + String(characters[(at + deleted)...])
+            text = lines.map { $0.content + $0.end }.joined()
             client.change(uri, version: version, [changeEvent(range, inserted)])
 
             if olderResults { (resultID, data) = results[max(0, results.count - 1 - pick(4))] }
