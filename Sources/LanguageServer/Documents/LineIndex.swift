@@ -106,45 +106,35 @@ public struct LineIndex: Sendable, Hashable {
         of offset: Int, in text: DocumentText, encoding: PositionEncoding, fromLine line: inout Int
     ) -> LSPPosition {
         let clamped = min(max(offset, 0), text.count)
-        var low = min(max(line, 0), starts.count - 1)
-        guard starts[low] <= clamped else {
-            line = self.line(containing: clamped)
-            return position(of: clamped, onLine: line, in: text, encoding: encoding)
-        }
-        // Galloping: the next offset is most often a few lines on.
+        line = self.line(containing: clamped, from: line)
+        return position(of: clamped, onLine: line, in: text, encoding: encoding)
+    }
+
+    /// `line(containing:)` searched forward from `hint` when it is at or before that line:
+    /// galloping, as the next offset is most often a few lines on.
+    private func line(containing offset: Int, from hint: Int) -> Int {
+        var low = min(max(hint, 0), starts.count - 1)
+        guard Int(starts[low]) <= offset else { return line(containing: offset) }
         var step = 1
-        while low + step < starts.count && starts[low + step] <= clamped {
+        while low + step < starts.count && Int(starts[low + step]) <= offset {
             low += step
             step *= 2
         }
         var high = min(low + step, starts.count)
         while high - low > 1 {
             let middle = (low + high) / 2
-            if starts[middle] <= clamped { low = middle } else { high = middle }
+            if Int(starts[middle]) <= offset { low = middle } else { high = middle }
         }
-        line = low
-        if starts[low] == clamped { return LSPPosition(line: low, character: 0) }
-        return position(of: clamped, onLine: low, in: text, encoding: encoding)
+        return low
     }
 
     /// Whether each byte of `range` ends a line (`\n` or a lone `\r`: the blank lines between
-    /// two games), told by the line starts alone, without reading the text. `line` is a line at
-    /// or before the one starting at `range.upperBound`, as in `position(of:in:encoding:fromLine:)`,
-    /// and becomes that line when the answer is yes.
+    /// two games), told by the line starts alone, without reading the text. `line` is where the
+    /// search starts, as in `position(of:in:encoding:fromLine:)`, and becomes the line starting
+    /// at `range.upperBound` when the answer is yes.
     public func holdsOnlyLineBreaks(_ range: Range<Int>, fromLine line: inout Int) -> Bool {
         guard !range.isEmpty, range.lowerBound >= 0 else { return range.isEmpty }
-        var low = min(max(line, 0), starts.count - 1)
-        guard Int(starts[low]) <= range.upperBound else { return false }
-        var step = 1
-        while low + step < starts.count && Int(starts[low + step]) <= range.upperBound {
-            low += step
-            step *= 2
-        }
-        var high = min(low + step, starts.count)
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            if Int(starts[middle]) <= range.upperBound { low = middle } else { high = middle }
-        }
+        let low = self.line(containing: range.upperBound, from: line)
         // Lines start at each offset after the first byte up to the end: line starts are
         // increasing, so the first and the last of them tell.
         let first = low - (range.count - 1)

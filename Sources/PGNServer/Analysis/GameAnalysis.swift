@@ -136,6 +136,8 @@ final class DerivedValues: Sendable {
 
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
+    var hasFolds: Bool { slots.withLock { $0.folds != nil } }
+
     func tokenRun(_ encoding: PositionEncoding, _ make: () -> TokenRun) -> TokenRun {
         if let done = slots.withLock({ $0.tokens?.encoding == encoding ? $0.tokens?.run : nil }) { return done }
         let made = make()
@@ -155,6 +157,18 @@ final class DerivedValues: Sendable {
         let made = make()
         slots.withLock { write(&$0, made) }
         return made
+    }
+}
+
+extension DocumentAnalysis {
+    /// Makes a value each game keeps (`DerivedValues`) for the games that lack it, on every
+    /// core when there are many: all the games of a file the first time, the few an edit made
+    /// after it. A request reads the values game by game after this; the few left are made
+    /// where they are read.
+    func makeOnEveryCore(lacking: (GameAnalysis) -> Bool, _ make: @Sendable (GameAnalysis) -> Void) {
+        let missing = games.filter { lacking($0.analysis) }
+        guard missing.count > 256 else { return }
+        PGNAnalyzer.forEachOnEveryCore(missing.count) { make(missing[$0].analysis) }
     }
 }
 

@@ -712,17 +712,15 @@ extension PGNLanguageServer {
         }
         // The first time, the games' summaries not made yet are made on every core first (each
         // is made once and kept: after an edit only the edited games lack theirs).
-        let missing =
-            firstTime ? analysis.games.filter { !$0.analysis.hasTokenSummary(encoding) } : []
-        if missing.count > 256 {
-            PGNAnalyzer.forEachOnEveryCore(missing.count) { _ = missing[$0].analysis.tokenSummary(encoding) }
+        if firstTime {
+            analysis.makeOnEveryCore(lacking: { !$0.hasTokenSummary(encoding) }) { _ = $0.tokenSummary(encoding) }
         }
         segments.reserveCapacity(lines == nil ? analysis.games.count + 16 : 16)
         // Where the walk is in `earlier`: a game is looked for among the next few segments
         // (text between games has its own; a game edited or inserted is not found).
         var cursor = 0
+        let earlier = earlier.flatMap { $0.first?.encoding == encoding ? $0 : nil } ?? []
         func earlierRun(of game: GameAnalysis) -> TokenRun? {
-            guard let earlier, earlier.first?.encoding == encoding else { return nil }
             for k in cursor..<min(cursor + 4, earlier.count) where earlier[k].game === game {
                 cursor = k + 1
                 return earlier[k].run

@@ -10,9 +10,9 @@ extension PGNLanguageServer {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
-            // Each game's folds read its movetext again: on every core, the first time.
-            let games = analysis.games
-            PGNAnalyzer.forEachOnEveryCore(games.count) { _ = games[$0].analysis.folds }
+            // Each game's folds read its movetext again: on every core, for the games that have
+            // none yet (all of them the first time, the edited ones after an edit).
+            analysis.makeOnEveryCore(lacking: { !$0.derived.hasFolds }) { _ = $0.folds }
             let depth = try Self.foldDepth(
                 analysis, limit: context.session.clientCapabilities.foldingRangeLimit, context)
             var left = depth.partial

@@ -83,11 +83,8 @@ extension PGNLanguageServer {
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
             // Each game's outline reads its movetext again: on every core, for the games that
             // have none yet (all of them the first time, the edited ones after an edit).
-            let missing = analysis.games.filter { !$0.analysis.derived.hasOutline }
-            if missing.count > 256 {
-                PGNAnalyzer.forEachOnEveryCore(missing.count) { k in
-                    _ = missing[k].analysis.derived.outline { Self.outline(of: missing[k].analysis) }
-                }
+            analysis.makeOnEveryCore(lacking: { !$0.derived.hasOutline }) { game in
+                _ = game.derived.outline { Self.outline(of: game) }
             }
             // Written as text, in pieces: a 100 MB file has tens of thousands of games.
             var text = JSONText(capacity: JSONText.pieceSize)
