@@ -193,42 +193,54 @@ def json_answer(command, db, *args):
 
 
 class PausedImport:
-    """`pgn-lsp import` into a new file, caught adding games to the index (`index --check` says so),
-    then held between two of its transactions by the write lock this test takes, as another program
-    would: what readers see next does not depend on timing. Tried again when the import ended
-    meanwhile (when the lock was taken during its last transaction)."""
+    """`pgn-lsp import` into a new file, reading the games from a pipe that this test fills: it
+    is given four pieces' worth of text (the import reads 2 MiB at a time, and commits its first
+    transaction after four pieces), then waits for more between two of its transactions, while
+    this test holds the write lock as another program would. What readers see next does not
+    depend on timing. `finish` gives it the rest of the games."""
+
+    FIRST = 4 * (2 << 20)
 
     def __init__(self, db, games):
-        for attempt in range(5):
-            for suffix in ("", "-journal", "-pgn-lsp-import"):
-                pathlib.Path(f"{db}{suffix}").unlink(missing_ok=True)
-            self.process = subprocess.Popen(
-                [str(binary()), "import", "--busy-timeout", "300", "--db", str(db), str(games)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            deadline = time.monotonic() + 300
-            while UPDATING not in check_index(db)[1] and self.process.poll() is None:
-                assert time.monotonic() < deadline
-                time.sleep(0.005)
-            self.lock = sqlite3.connect(db, timeout=300, isolation_level=None)
-            self.lock.execute("BEGIN IMMEDIATE")
+        for suffix in ("", "-journal", "-pgn-lsp-import"):
+            pathlib.Path(f"{db}{suffix}").unlink(missing_ok=True)
+        self.games = games.read_bytes()
+        assert len(self.games) > 2 * self.FIRST
+        self.process = subprocess.Popen(
+            [str(binary()), "import", "--busy-timeout", "300", "--db", str(db), "/dev/stdin"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process.stdin.write(self.games[:self.FIRST])
+        self.process.stdin.flush()
+        deadline = time.monotonic() + 300
+        while True:
+            assert self.process.poll() is None, self.process.communicate()
+            assert time.monotonic() < deadline
             if UPDATING in check_index(db)[1]:
+                # Taken once the import's open transaction, if any, has committed.
+                self.lock = sqlite3.connect(db, timeout=300, isolation_level=None)
+                self.lock.execute("BEGIN IMMEDIATE")
                 self.stored = self.lock.execute("SELECT COUNT(*) FROM Games").fetchone()[0]
-                return
-            self.resume()
-            self.process.communicate(timeout=300)
-        pytest.fail("the imports ended before they were seen adding games")
+                if self.stored > 0:
+                    return
+                self.resume()
+            time.sleep(0.01)
 
     def resume(self):
         self.lock.execute("ROLLBACK")
         self.lock.close()
+
+    def finish(self):
+        """The rest of the games, then the end of the input: the import's output and errors."""
+        out, err = self.process.communicate(self.games[self.FIRST:], timeout=600)
+        return out.decode(), err.decode()
 
 
 def test_readers_see_an_import_that_runs_and_answer_from_the_games_it_stored_so_far(tmp_path, many_games):
     db = tmp_path / "games.db3"
     paused = PausedImport(db, many_games)
     try:
-        # Caught while it adds games, or after its last one while it builds the opening tree.
-        assert 0 < paused.stored <= 60000
+        # Paused after its first transaction, the rest of its games not read yet.
+        assert 0 < paused.stored < 60000
         assert check_index(db) == (1, f"{db}: {UPDATING}; the import brings it up to date at its end\n")
         # Its games are counted as far as they are stored, the opening tree's counts included
         # (which the import builds at its end): the games' moves are replayed.
@@ -242,7 +254,7 @@ def test_readers_see_an_import_that_runs_and_answer_from_the_games_it_stored_so_
         assert (built.returncode, built.stderr) == (1, f"{db}: {UPDATING}; the import brings it up to date at its end\n")
     finally:
         paused.resume()
-    out, err = paused.process.communicate(timeout=600)
+    out, err = paused.finish()
     assert paused.process.returncode == 0, err
     assert "60,000 stored" in out, out
     assert check_index(db) == (0, f"{db}: the database's position index is up to date\n")
@@ -258,7 +270,7 @@ def test_an_import_killed_before_its_end_leaves_the_index_out_of_date_whatever_p
     db = tmp_path / "games.db3"
     paused = PausedImport(db, many_games)
     paused.process.kill()
-    paused.process.wait()
+    paused.process.communicate()
     paused.resume()
     # Its lock file stays beside the database; nothing holds it.
     assert (tmp_path / "games.db3-pgn-lsp-import").exists()
