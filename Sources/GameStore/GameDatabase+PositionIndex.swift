@@ -219,11 +219,12 @@ extension GameDatabase {
                             guard let mainline else { continue }
                             try writer.add(
                                 gameID: row.id, moves: mainline.codes, fen: mainline.fen, final: mainline.final,
-                                hashes: mainline.hashes)
+                                hashes: mainline.hashes, db)
                             indexed += 1
                         }
                         progress?(indexed, total)
                     }
+                    try writer.flushSignatures(db)
                     try PositionTreeBuilder.rebuild(db)
                 }
                 // Games whose moves could not be read are left out, and counted all the same.
@@ -256,7 +257,7 @@ extension GameDatabase {
             }
             var writer = try PositionIndexWriter(db, stamp: GameDatabase.stamp(after: header))
             try db.execute(sql: "DROP TRIGGER PositionIndexGameAdded")
-            try db.execute(sql: "DROP TRIGGER PositionIndexMovesAdded")
+            for trigger in PositionIndex.movesAddedTriggers { try db.execute(sql: "DROP TRIGGER \(trigger.name)") }
             writer.countsAdded = true
             return writer
         }
@@ -285,9 +286,10 @@ extension GameDatabase {
     /// import) left for its end.
     func finishPositionIndexWrite(_ db: Database, _ writer: PositionIndexWriter) throws {
         var writer = writer
+        try writer.flushSignatures(db)
         if writer.countsAdded {
             try db.execute(sql: PositionIndex.addedTriggerSQL)
-            try db.execute(sql: PositionIndex.movesAddedTriggerSQL)
+            for trigger in PositionIndex.movesAddedTriggers { try db.execute(sql: trigger.sql) }
             try db.execute(sql: "UPDATE PositionIndexState SET Changes = Changes + ?", arguments: [writer.games])
         }
         guard var deferred = deferredPositionTree else {
@@ -524,6 +526,14 @@ struct PositionIndexWriter {
     /// positions and their results, for `updateTree`.
     var added: [(id: Int64, keys: [UInt64], outcome: GameOutcome, elo: Int32)] = []
 
+    /// Signatures of the games added (`GameSignature`), written a row per
+    /// `signaturesPerRow` games and at the end of the transaction (`flushSignatures`).
+    private var signatures: [UInt8] = []
+    private var firstSigned: Int64 = 0
+    /// The materials after the tree's plies of the games added (`LateMaterials`).
+    private var late: Set<Int64> = []
+    static let signaturesPerRow = 4096
+
     init(_ db: Database, incremental: Bool = false, stamp: Int64 = 0) throws {
         insertMoves = try PreparedStatement(
             db, "INSERT OR REPLACE INTO PositionMoves (GameID, Moves, FEN, Final) VALUES (?, ?, ?, ?)")
@@ -533,10 +543,10 @@ struct PositionIndexWriter {
 
     /// Adds a game: its moves' two-byte codes (`Moves2`, current promotion codes), its FEN
     /// (nil from the standard start), its last position's material (`ReplayMaterial.packed`),
-    /// and the hashes of its positions.
+    /// the hashes of its positions, and its signature (worked out here when not given).
     mutating func add(
         gameID: Int64, moves: [UInt8], fen: String?, final: Int64, hashes: [UInt64],
-        outcome: GameOutcome = .unknown, rating: Int? = nil
+        signature: GameSignature? = nil, outcome: GameOutcome = .unknown, rating: Int? = nil, _ db: Database
     ) throws {
         insertMoves.bind(1, gameID)
         insertMoves.bind(3, fen)
@@ -546,6 +556,11 @@ struct PositionIndexWriter {
             defer { insertMoves.reset() }
             try insertMoves.step()
         }
+        let signature = signature ?? moves.withUnsafeBytes { GameSignature(codes: $0, fen: fen, final: final) }
+        if signatures.isEmpty { firstSigned = gameID }
+        signature.append(id: gameID, to: &signatures)
+        if signature.afterTree != 0 { late.insert(signature.afterTree) }
+        if signatures.count >= PositionIndexWriter.signaturesPerRow * GameSignature.size { try flushSignatures(db) }
         games += 1
         if incremental {
             added.append(
@@ -553,6 +568,23 @@ struct PositionIndexWriter {
                     gameID, hashes.prefix(PositionIndex.treeDepth + 2).map(PositionIndex.key), outcome,
                     rating.map { Int32(clamping: $0) } ?? -1
                 ))
+        }
+    }
+
+    /// Writes the signatures not written yet, and the materials after the tree's plies.
+    mutating func flushSignatures(_ db: Database) throws {
+        if !signatures.isEmpty {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO PositionSignatures (First, Entries) VALUES (?, ?)",
+                arguments: [firstSigned, Data(signatures)])
+            signatures.removeAll(keepingCapacity: true)
+        }
+        if !late.isEmpty {
+            let stored = try Data.fetchOne(db, sql: "SELECT Late FROM PositionIndexState").map { [UInt8]($0) } ?? []
+            let merged = LateMaterials.merged(LateMaterials.values(stored), late)
+            try db.execute(
+                sql: "UPDATE PositionIndexState SET Late = ?", arguments: [Data(LateMaterials.blob(merged))])
+            late.removeAll(keepingCapacity: true)
         }
     }
 

@@ -158,6 +158,52 @@ extension GameDatabase {
         }
     }
 
+    /// How many games reach `position` (as `games(reaching:)` counts them), and the first
+    /// `limit` of them in ID order. A position of the opening tree is counted from the tree's
+    /// rows, plus the games that reach it first after the tree's plies (none, most often:
+    /// `LateMaterials` tells without a scan); others by a scan of every game.
+    public func search(_ position: Position, limit: Int) throws -> (total: Int, first: [PositionMatch]) {
+        func matches(_ sightings: [Sighting]) -> [PositionMatch] {
+            sightings.map { PositionMatch(gameID: $0.id, ply: Int($0.ply)) }
+        }
+        guard let counted = try treeCount(position), !counted.late else {
+            // A scan of every game (one that may come after the tree's plies comes in it too).
+            let all = try scan(for: position, plies: .max)
+            return (all.count, matches(Array(all.prefix(limit))))
+        }
+        let wanted = min(counted.games, limit)
+        return (counted.games, wanted == 0 ? [] : matches(try scan(for: position, plies: .max, limit: wanted)))
+    }
+
+    /// The games the tree counts for `position` (nil when it has no rows and the filter of
+    /// single positions may hold it, or while an import adds games), and whether a game may
+    /// reach it after the tree's plies.
+    func treeCount(_ position: Position) throws -> (games: Int, late: Bool)? {
+        let key = PositionIndex.key(position.hash)
+        return try run { db -> (games: Int, late: Bool)? in
+            guard try requireCurrentIndex(db) == .current else { return nil }
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT Next, Games FROM PositionTree WHERE Position = ?", arguments: [Int64(key)])
+            if rows.isEmpty {
+                // No game reaches it in the tree's plies when the filter does not hold it.
+                let blocks = try SinglesFilter.blocks(db)
+                guard blocks > 0, try !SinglesFilter.mayHold(key, blocks: blocks, db) else { return nil }
+            }
+            var children = Set([PositionIndex.ended])
+            for move in position.legalMoves {
+                children.insert(Int64(bitPattern: PositionIndex.key(position.playing(move).hash)))
+            }
+            var games = 0
+            for row in rows {
+                // Rows of another position with the same key: never met in practice, left out.
+                guard let next = IndexValue.integer(row[0]), children.contains(next) else { continue }
+                games = ExplorerAnswer.sum(games, IndexValue.count(row[1]))
+            }
+            let late = try Data.fetchOne(db, sql: "SELECT Late FROM PositionIndexState").map { [UInt8]($0) } ?? []
+            return (games, LateMaterials.mayReach(LateMaterials.values(late), ReplayMaterial(position)))
+        }
+    }
+
     /// What the opening tree holds for `position`: the games that reached it within their
     /// first `PositionIndex.treeDepth` plies. `line` holds the positions before it in the
     /// game at hand, from its start (optional): a position one game reaches is then found from
@@ -366,25 +412,28 @@ extension GameDatabase {
         var next: UInt64
     }
 
-    /// The games that reach `position` within their first `plies` moves, replayed on every
-    /// core, each part through a read-only connection of its own.
-    func scan(for position: Position, plies: Int) throws -> [Sighting] {
+    /// The games that reach `position` within their first `plies` moves, in ID order: those
+    /// whose signature (`GameSignature`) allows it, replayed, on every core, each part through
+    /// a read-only connection of its own. `afterTree`: only the games that reach it first
+    /// after the tree's plies. `limit`: the first games found, read in one part.
+    func scan(for position: Position, plies: Int, afterTree: Bool = false, limit: Int = .max) throws -> [Sighting] {
         let bounds = try run { db -> (Int64, Int64)? in
             try requireCurrentIndex(db)
-            let row = try Row.fetchOne(db, sql: "SELECT MIN(GameID), MAX(GameID) FROM PositionMoves")
+            let row = try Row.fetchOne(db, sql: "SELECT MIN(First), MAX(First) FROM PositionSignatures")
             guard let row, let low = IndexValue.integer(row[0]), let high = IndexValue.integer(row[1]), low <= high
             else { return nil }
             return (low, high)
         }
-        guard let (low, high) = bounds else { return [] }
-        // The IDs from low to high, split into parts in unsigned arithmetic: any two IDs make a span.
+        guard let (low, high) = bounds, limit > 0 else { return [] }
+        // The rows from low to high, split into parts in unsigned arithmetic: any two IDs make a span.
         let span = UInt64(bitPattern: high &- low)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let parts = max(1, Int(min(UInt64(cores), span / 10_000 + 1)))
+        let parts = limit < .max ? 1 : max(1, Int(min(UInt64(cores), span / 10_000 + 1)))
         var results = [Result<[Sighting], any Error>](repeating: .success([]), count: parts)
         let path = self.path
         let timeout = options.busyTimeout
-        let target = (hash: position.hash, material: ReplayMaterial(position))
+        let target = ScanTarget(
+            hash: position.hash, material: ReplayMaterial(position), plies: plies, afterTree: afterTree, limit: limit)
         results.withUnsafeMutableBufferPointer { output in
             let output = UncheckedSendable(output)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -392,18 +441,28 @@ extension GameDatabase {
                 let first = low &+ Int64(bitPattern: step &* UInt64(part))
                 let last = part == parts - 1 ? high : low &+ Int64(bitPattern: step &* UInt64(part + 1)) &- 1
                 output.value[part] = Result {
-                    try GameDatabase.scan(
-                        for: target, plies: plies, path: path, busyTimeout: timeout, from: first, to: last)
+                    try GameDatabase.scan(for: target, path: path, busyTimeout: timeout, from: first, to: last)
                 }
             }
         }
         return try results.flatMap { try $0.get() }
     }
 
+    /// What a scan looks for.
+    struct ScanTarget: Sendable {
+        var hash: UInt64
+        var material: ReplayMaterial
+        var plies: Int
+        var afterTree: Bool
+        var limit: Int
+    }
+
+    /// The games of the signature rows whose `First` is from `low` to `high` that reach the target.
     static func scan(
-        for target: (hash: UInt64, material: ReplayMaterial), plies: Int, path: String, busyTimeout: Double,
-        from low: Int64, to high: Int64
-    ) throws -> [Sighting] {
+        for target: ScanTarget, path: String, busyTimeout: Double, from low: Int64, to high: Int64
+    )
+        throws -> [Sighting]
+    {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
         func failure(_ code: Int32) -> any Error {
@@ -415,27 +474,50 @@ extension GameDatabase {
         let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil)
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
         sqlite3_busy_timeout(connection, Int32(min(busyTimeout * 1000, Double(Int32.max))))
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        let prepared = sqlite3_prepare_v2(
-            connection, "SELECT GameID, Final, Moves, FEN FROM PositionMoves WHERE GameID BETWEEN ?1 AND ?2", -1,
-            &statement, nil)
+        // One read transaction for both statements: the rows they read agree.
+        guard sqlite3_exec(connection, "BEGIN", nil, nil, nil) == SQLITE_OK else { throw failure(SQLITE_ERROR) }
+        var rows: OpaquePointer?
+        var moves: OpaquePointer?
+        defer {
+            sqlite3_finalize(rows)
+            sqlite3_finalize(moves)
+        }
+        var prepared = sqlite3_prepare_v2(
+            connection, "SELECT Entries FROM PositionSignatures WHERE First BETWEEN ?1 AND ?2 ORDER BY First", -1,
+            &rows, nil)
         guard prepared == SQLITE_OK else { throw failure(prepared) }
-        sqlite3_bind_int64(statement, 1, low)
-        sqlite3_bind_int64(statement, 2, high)
+        prepared = sqlite3_prepare_v2(
+            connection, "SELECT Moves, FEN FROM PositionMoves WHERE GameID = ?1", -1, &moves, nil)
+        guard prepared == SQLITE_OK else { throw failure(prepared) }
+        sqlite3_bind_int64(rows, 1, low)
+        sqlite3_bind_int64(rows, 2, high)
         var found: [Sighting] = []
         let reader = PositionMovesReader()
+        let wanted = SignatureTarget(target.material)
         while true {
-            let step = sqlite3_step(statement)
+            let step = sqlite3_step(rows)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw failure(step) }
-            // Material only goes down: a game that ends with more than the position's never had it.
-            guard target.material.mayReach(ReplayMaterial(packed: sqlite3_column_int64(statement, 1))),
-                reader.start(statement, fenColumn: 3),
-                let (ply, next) = reader.find(
-                    target.hash, material: target.material, statement, movesColumn: 2, plies: plies)
-            else { continue }
-            found.append(Sighting(id: sqlite3_column_int64(statement, 0), ply: Int32(ply), next: next))
+            let bytes = Int(sqlite3_column_bytes(rows, 0))
+            guard let entries = sqlite3_column_blob(rows, 0) else { continue }
+            for offset in stride(from: 0, to: bytes - GameSignature.size + 1, by: GameSignature.size) {
+                let (id, signature) = GameSignature.read(entries, offset)
+                guard target.afterTree ? wanted.mayMatchAfterTree(signature) : wanted.mayMatch(signature) else {
+                    continue
+                }
+                sqlite3_bind_int64(moves, 1, id)
+                defer { sqlite3_reset(moves) }
+                let fetched = sqlite3_step(moves)
+                if fetched == SQLITE_DONE { continue }
+                guard fetched == SQLITE_ROW else { throw failure(fetched) }
+                guard reader.start(moves, fenColumn: 1),
+                    let (ply, next) = reader.find(
+                        target.hash, material: target.material, moves, movesColumn: 0, plies: target.plies),
+                    !target.afterTree || ply > PositionIndex.treeDepth
+                else { continue }
+                found.append(Sighting(id: id, ply: Int32(ply), next: next))
+                if found.count >= target.limit { return found }
+            }
         }
         return found
     }

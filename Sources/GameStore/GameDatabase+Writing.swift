@@ -373,10 +373,10 @@ extension GameDatabase {
                             let incremental = positionIndex!.incremental
                             try positionIndex!.add(
                                 gameID: gameID, moves: game.moves2, fen: game.fen, final: game.finalMaterial,
-                                hashes: game.positionHashes,
+                                hashes: game.positionHashes, signature: game.signature,
                                 outcome: incremental ? GameOutcome(result: game.result) : .unknown,
                                 rating: incremental
-                                    ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil)
+                                    ? PositionIndex.rating(white: game.whiteElo, black: game.blackElo) : nil, db)
                             deferredPositionTree?.imported?.add(
                                 id: gameID, outcome: GameOutcome(result: game.result),
                                 rating: PositionIndex.rating(white: game.whiteElo, black: game.blackElo))

@@ -46,15 +46,18 @@ public enum PositionIndex {
     /// The positions after 0 … `treeDepth` plies of each game are in the opening tree.
     public static let treeDepth = 40
     /// The layout's version: an index of another version is built again.
-    static let version = 6
+    static let version = 7
     /// `Next` of the tree rows of games that ended in the position.
     static let ended: Int64 = -1
 
-    static let tables = ["PositionMoves", "PositionTree", "PositionSingles", "PositionIndexState"]
+    static let tables = [
+        "PositionMoves", "PositionSignatures", "PositionTree", "PositionSingles", "PositionIndexState",
+    ]
     static let triggers = ["PositionIndexGameAdded", "PositionIndexGameRemoved", "PositionIndexGameChanged"]
 
     static let schemaSQL = """
         CREATE TABLE PositionMoves (GameID INTEGER PRIMARY KEY, Moves BLOB NOT NULL, FEN TEXT, Final INTEGER NOT NULL);
+        CREATE TABLE PositionSignatures (First INTEGER PRIMARY KEY, Entries BLOB NOT NULL);
         CREATE TABLE PositionTree (
             Position INTEGER NOT NULL,
             Next INTEGER NOT NULL,
@@ -71,7 +74,8 @@ public enum PositionIndex {
             Version INTEGER NOT NULL, Depth INTEGER NOT NULL, Changes INTEGER NOT NULL, Indexed INTEGER NOT NULL,
             Updater INTEGER NOT NULL DEFAULT 0, SingleBlocks INTEGER NOT NULL DEFAULT 0,
             Adding INTEGER NOT NULL DEFAULT 0, Edits INTEGER NOT NULL DEFAULT 0,
-            GameRows INTEGER NOT NULL DEFAULT 0, LastGame INTEGER NOT NULL DEFAULT 0, Stamp INTEGER NOT NULL DEFAULT 0);
+            GameRows INTEGER NOT NULL DEFAULT 0, LastGame INTEGER NOT NULL DEFAULT 0, Stamp INTEGER NOT NULL DEFAULT 0,
+            Late BLOB);
         INSERT INTO PositionIndexState (Version, Depth, Changes, Indexed) VALUES (\(version), \(treeDepth), 0, 0);
         \(addedTriggerSQL)
         CREATE TRIGGER PositionIndexGameRemoved AFTER DELETE ON Games
@@ -95,7 +99,8 @@ public enum PositionIndex {
     /// the same transaction; its imports and builds, which write rows by the million, drop
     /// those of the tables they write for the length of their transaction.
     static let editTriggers: [(name: String, sql: String)] = [
-        ("PositionMoves", "Moves"), ("PositionTree", "Tree"), ("PositionSingles", "Singles"),
+        ("PositionMoves", "Moves"), ("PositionSignatures", "Signatures"), ("PositionTree", "Tree"),
+        ("PositionSingles", "Singles"),
     ].flatMap { table, short in
         [("Added", "INSERT"), ("Removed", "DELETE"), ("Changed", "UPDATE")].map { what, event in
             let name = "PositionIndex\(short)\(what)"
@@ -106,9 +111,11 @@ public enum PositionIndex {
         }
     }
 
-    /// The edit trigger that counts rows added to `PositionMoves`: an import drops it with
-    /// `PositionIndexGameAdded`, in each of its transactions.
-    static let movesAddedTriggerSQL = editTriggers.first { $0.name == "PositionIndexMovesAdded" }!.sql
+    /// The edit triggers that count rows added to `PositionMoves` and `PositionSignatures`: an
+    /// import drops them with `PositionIndexGameAdded`, in each of its transactions.
+    static let movesAddedTriggers = editTriggers.filter {
+        $0.name == "PositionIndexMovesAdded" || $0.name == "PositionIndexSignaturesAdded"
+    }
 
     /// The edit triggers of these tables.
     static func editTriggers(of tables: [String]) -> [(name: String, sql: String)] {

@@ -127,12 +127,11 @@ struct Search: ParsableCommand {
         }
         let database = try openIndexed(db)
         let start = ContinuousClock.now
-        let matches: [PositionMatch]
+        let total: Int
         let shown: [PositionMatch]
         let summaries: [Int64: GameSummary]
         do {
-            matches = try database.games(reaching: position)
-            shown = Array(matches.prefix(limit))
+            (total, shown) = try database.search(position, limit: limit)
             summaries = format == .pgn ? [:] : try database.summaries(ids: shown.map(\.gameID))
         } catch {
             throw ValidationError("\(error)")
@@ -141,12 +140,12 @@ struct Search: ParsableCommand {
         let key = PositionKeyText(position)
         switch format {
         case .text:
-            var output = "\(grouped(matches.count)) game\(matches.count == 1 ? "" : "s") reach \(key.fen)"
+            var output = "\(grouped(total)) game\(total == 1 ? "" : "s") reach \(key.fen)"
             output += String(format: " (%.3f s)", elapsed)
             if shown.isEmpty {
                 output += "\n"
             } else {
-                output += shown.count < matches.count ? ", the first \(shown.count):\n" : ":\n"
+                output += shown.count < total ? ", the first \(shown.count):\n" : ":\n"
             }
             for match in shown {
                 let label = summaries[match.gameID]?.label ?? "?"
@@ -160,7 +159,7 @@ struct Search: ParsableCommand {
                 return object
             }
             let object: [String: Any] = [
-                "fen": key.fen, "total": matches.count, "games": games, "seconds": elapsed,
+                "fen": key.fen, "total": total, "games": games, "seconds": elapsed,
             ]
             try writeStandardOutput(jsonText(object) + "\n")
         case .pgn:
@@ -173,9 +172,9 @@ struct Search: ParsableCommand {
                 }
             }
             try file.commit()
-            writeToStandardError("\(grouped(matches.count)) game\(matches.count == 1 ? "" : "s") reach \(key.fen)\n")
+            writeToStandardError("\(grouped(total)) game\(total == 1 ? "" : "s") reach \(key.fen)\n")
         }
-        if matches.isEmpty { throw ExitCode(1) }
+        if total == 0 { throw ExitCode(1) }
     }
 }
 

@@ -462,7 +462,7 @@ def test_the_indexed_file_opens_in_ocgdb_and_sqlite_with_the_same_games(corpus, 
         assert rows == other.execute("SELECT * FROM Games ORDER BY ID").fetchall()
         tables = {name for (name,) in indexed.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert tables - {name for (name,) in other.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} \
-            == {"PositionMoves", "PositionTree", "PositionSingles", "PositionIndexState"}
+            == {"PositionMoves", "PositionSignatures", "PositionTree", "PositionSingles", "PositionIndexState"}
         assert indexed.execute("SELECT COUNT(*) FROM PositionMoves").fetchone() == (len(rows),)
         # The index's copy of the moves is ocgdb's Moves2, game by game.
         assert indexed.execute(
