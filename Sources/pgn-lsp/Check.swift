@@ -367,9 +367,9 @@ enum CheckRun {
             // Gather up to `width` pieces, then check them side by side.
             var batches: [Batch] = []
             while batches.count < width && !atEnd {
-                let (data, error) = readChunk(input, pieceSize)
-                pending.append(contentsOf: data)
-                if data.isEmpty || error != nil {
+                let (bytes, count, error) = readChunk(input, pieceSize, after: pending)
+                pending = bytes
+                if count == 0 || error != nil {
                     readError = error
                     atEnd = true
                 }
@@ -399,11 +399,14 @@ enum CheckRun {
                     skipping = true
                     afterCR = false
                 }
-                batches.append(Batch(bytes: Array(pending[..<cut]), base: base, skippedLines: skippedLines))
+                // The piece takes the buffer; only the bytes after the cut (part of one game) move.
+                var piece = pending
+                pending = Array(piece[cut...])
+                piece.removeLast(piece.count - cut)
+                batches.append(Batch(bytes: piece, base: base, skippedLines: skippedLines))
                 batches[batches.count - 1].cutShort = skipping
                 skippedLines = 0
                 base += cut
-                pending.removeFirst(cut)
             }
             nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Batch>.allocate(capacity: batches.count)
             _ = results.initialize(from: batches)
@@ -472,20 +475,26 @@ enum CheckRun {
         return (games, readError)
     }
 
-    /// Reads up to `count` bytes (fewer only at the end of the input), and the error number
-    /// when reading fails (with the bytes read before the failure).
-    static func readChunk(_ input: Int32, _ count: Int) -> ([UInt8], Int32?) {
-        var data = [UInt8](repeating: 0, count: count)
+    /// Reads up to `count` bytes (fewer only at the end of the input) into one buffer after
+    /// `pending`'s: the buffer, the count read, and the error number when reading fails (with
+    /// the bytes read before the failure).
+    static func readChunk(_ input: Int32, _ count: Int, after pending: [UInt8]) -> ([UInt8], Int, Int32?) {
         var filled = 0
         var error: Int32?
-        while filled < count {
-            let n = data.withUnsafeMutableBytes { read(input, $0.baseAddress! + filled, count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { error = errno }
-            if n <= 0 { break }
-            filled += n
+        let bytes = [UInt8](unsafeUninitializedCapacity: pending.count + count) { buffer, initialized in
+            let start = pending.withUnsafeBufferPointer { old in
+                if let base = old.baseAddress { buffer.baseAddress!.initialize(from: base, count: old.count) }
+                return old.count
+            }
+            while filled < count {
+                let n = read(input, buffer.baseAddress! + start + filled, count - filled)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { error = errno }
+                if n <= 0 { break }
+                filled += n
+            }
+            initialized = start + filled
         }
-        data.removeLast(count - filled)
-        return (data, error)
+        return (bytes, filled, error)
     }
 }

@@ -1,7 +1,8 @@
 import ChessCore
-import PGN
 import TestSupport
 import XCTest
+
+@testable import PGN
 
 /// Opening names: lichess's list built in, a game named by the last named position of its
 /// mainline, and the `opening-tags` diagnostic.
@@ -101,6 +102,28 @@ final class OpeningTests: XCTestCase {
     /// `[Variation "Saemisch, 5...O-O"]`, `QGD`, `Gruenfeld`, `Petrov`, `Robatsch (modern)
     /// defence`), with their ECO codes: none is marked, though most are not lichess's words or
     /// codes for the last named position.
+    /// ASCII names are read as bytes: the same words as the general reading, for every name
+    /// of the list, each with its family, and names written oddly.
+    func testAnASCIINameHasTheSameWordsReadAsBytes() {
+        var names = book.openings.flatMap { [$0.name, String($0.name.prefix { $0 != ":" })] }
+        names += [
+            "Ruy Lopez (Spanish opening)", "Ruy Lopez (Spanish (Morphy)) Defence", "Sicilian (Najdorf", "a)b(c)d",
+            "King's Gambit's", "Bishop's Opening's", "'s", "x's", "It's 'sa 's ", "Gruenfeld", "Grueeenfeld",
+            "Queen's Gambit Declined: 5...O-O 6.Bg5", "QGD, Slav", "KID; 4.e4 d6", "Nimzowitsch-Larsen", "Reti 1.Nf3",
+            "CENTRE GAME", "Petroff\r\nDefence", "Alekhin_Defense", "  ", "", "Vs. The Game of the Century",
+        ]
+        var compared = 0
+        for name in names where name.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = Array(name.utf8)
+            let read = bytes.withUnsafeBufferPointer { OpeningTags.asciiWords($0) }
+            XCTAssertEqual(read, OpeningTags.generalWords(name), name)
+            XCTAssertEqual(OpeningTags.words(name), read, name)
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 6000)
+        XCTAssertEqual(OpeningTags.words("Grünfeld"), OpeningTags.words("Gruenfeld"))
+    }
+
     func testTheWordsOfTWICAndChessBaseAreNotMarked() throws {
         let url = SharedMaterial.fixtures.appendingPathComponent("corpus/pgn-lsp/twic-openings.pgn")
         let source = SourceText(Array(try Data(contentsOf: url)))

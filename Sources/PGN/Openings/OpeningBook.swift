@@ -36,27 +36,45 @@ public final class OpeningBook: Sendable {
     init(tsv: String) {
         var byHash: [UInt64: [(position: Position, opening: Opening)]] = [:]
         var openings: [Opening] = []
-        for line in tsv.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3 else { continue }
-            var position = Position.startingPosition
-            var plies = 0
-            var playable = true
-            for word in fields[2].split(separator: " ") where !(word.last == "." && word.first?.isNumber == true) {
-                guard let move = position.move(san: String(word)) else {
-                    playable = false
-                    break
+        // Read as bytes: the book is read before the first game is judged, once per process.
+        var tsv = tsv
+        tsv.withUTF8 { bytes in
+            func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+            var lineStart = 0
+            while lineStart < bytes.count {
+                let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+                defer { lineStart = lineEnd + 1 }
+                guard let tab = bytes[lineStart..<lineEnd].firstIndex(of: 0x09),
+                    let secondTab = bytes[(tab + 1)..<lineEnd].firstIndex(of: 0x09),
+                    !bytes[(secondTab + 1)..<lineEnd].contains(0x09)
+                else { continue }
+                var position = Position.startingPosition
+                var plies = 0
+                var playable = true
+                var wordStart = secondTab + 1
+                while wordStart < lineEnd {
+                    let wordEnd = bytes[wordStart..<lineEnd].firstIndex(of: 0x20) ?? lineEnd
+                    defer { wordStart = wordEnd + 1 }
+                    guard wordEnd > wordStart else { continue }
+                    // Move numbers (`1.`, `3...`) are left out.
+                    if bytes[wordEnd - 1] == 0x2E && bytes[wordStart] >= 0x30 && bytes[wordStart] <= 0x39 { continue }
+                    do throws(SANError) {
+                        _ = try position.applySAN(bytes: UnsafeBufferPointer(rebasing: bytes[wordStart..<wordEnd]))
+                    } catch {
+                        playable = false
+                        break
+                    }
+                    plies += 1
                 }
-                position.play(move)
-                plies += 1
-            }
-            guard playable else { continue }
-            let opening = Opening(
-                eco: String(fields[0]), name: String(fields[1]), moves: String(fields[2]), plies: plies)
-            openings.append(opening)
-            // Where two lines reach one position, the first line's name stands.
-            if !(byHash[position.hash] ?? []).contains(where: { Self.same($0.position, position) }) {
-                byHash[position.hash, default: []].append((position, opening))
+                guard playable else { continue }
+                let opening = Opening(
+                    eco: text(lineStart..<tab), name: text((tab + 1)..<secondTab),
+                    moves: text((secondTab + 1)..<lineEnd), plies: plies)
+                openings.append(opening)
+                // Where two lines reach one position, the first line's name stands.
+                if !(byHash[position.hash] ?? []).contains(where: { Self.same($0.position, position) }) {
+                    byHash[position.hash, default: []].append((position, opening))
+                }
             }
         }
         var filter = [UInt64](repeating: 0, count: 1024)

@@ -57,8 +57,15 @@ public enum OpeningTags {
     /// parentheses dropped, aliases written out, move numbers and the words every name has
     /// (`Defense`, `Opening`, `Variation`, `Game`) left out.
     static func words(_ name: String) -> [String] {
-        // ASCII (nearly every name) folds by lowering its case; Foundation's folding is slow, and
-        // the list's 3,500 names are folded once per process before the first game is judged.
+        // The list's 3,500 names are read once per process before the first game is judged:
+        // ASCII (nearly every name) is read as bytes, without Foundation.
+        var bytes = name
+        let ascii = bytes.withUTF8 { $0.allSatisfy { $0 < 0x80 } ? asciiWords($0) : nil }
+        return ascii ?? generalWords(name)
+    }
+
+    /// `words(_:)` of any name: folded by Foundation, read as characters.
+    static func generalWords(_ name: String) -> [String] {
         var text =
             name.utf8.allSatisfy { $0 < 0x80 }
             ? name.lowercased() : name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
@@ -81,6 +88,58 @@ public enum OpeningTags {
                 previous = scalar
             }
             let spelled = String(word)
+            if let expansion = aliases[spelled] {
+                result += expansion
+            } else if !filler.contains(spelled) {
+                result.append(spelled)
+            }
+        }
+        return result
+    }
+
+    /// `words(_:)` of an ASCII name, read byte by byte: the same steps as `generalWords`.
+    static func asciiWords(_ name: UnsafeBufferPointer<UInt8>) -> [String] {
+        var text = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        while let open = text.firstIndex(of: 0x28), let close = text[open...].firstIndex(of: 0x29) {
+            text.removeSubrange(open...close)
+        }
+        // `'s ` read as a space, and a final `'s` left out.
+        var k = 0
+        var kept: [UInt8] = []
+        kept.reserveCapacity(text.count)
+        while k < text.count {
+            if text[k] == 0x27 && k + 2 < text.count && text[k + 1] == 0x73 && text[k + 2] == 0x20 {
+                kept.append(0x20)
+                k += 3
+            } else {
+                kept.append(text[k])
+                k += 1
+            }
+        }
+        if kept.count >= 2 && kept[kept.count - 2] == 0x27 && kept[kept.count - 1] == 0x73 { kept.removeLast(2) }
+        func isLetter(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7A }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        var result: [String] = []
+        var word: [UInt8] = []
+        var start = 0
+        while start < kept.count {
+            guard isLetter(kept[start]) || isDigit(kept[start]) else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < kept.count && (isLetter(kept[end]) || isDigit(kept[end])) { end += 1 }
+            defer { start = end }
+            // A move (`5...O-O`, `6.Bg5`) or a number names no opening.
+            guard !kept[start..<end].contains(where: isDigit) else { continue }
+            // German spellings: an `e` after `a`, `o` or `u` is left out.
+            word.removeAll(keepingCapacity: true)
+            var previous: UInt8 = 0x20
+            for byte in kept[start..<end] {
+                if byte != 0x65 || !(previous == 0x61 || previous == 0x6F || previous == 0x75) { word.append(byte) }
+                previous = byte
+            }
+            let spelled = String(decoding: word, as: UTF8.self)
             if let expansion = aliases[spelled] {
                 result += expansion
             } else if !filler.contains(spelled) {
