@@ -8,7 +8,8 @@ Scid (Debian's `scid` 4.7, `apt-get install scid`; for this benchmark only) is s
 its `tkscid` interpreter: `sc_base create` and `sc_base import` into a new SCID4 base; for a
 position, `sc_game new`, `sc_move addSan` for each move, then `sc_filter search BASE FILTER
 board Exact 0 0 -filter AND` (the exact position in the games' mainlines), `sc_filter count`
-and `sc_base gameslist` for the first 50 games. pgn-lsp: `import --db` into a new file, and
+and `sc_base gameslist` for the first 50 games. pgn-lsp: `import --db` into a new file (as it
+imports by default, and with `--no-comment-rows`: each comment kept once, as Scid keeps it), and
 `search --db --fen --limit 50 --format json`. Whole-process wall time and peak resident memory,
 pgn-lsp and Scid alternated run by run, medians; Scid's own time for its search (inside the
 interpreter, the base already open) and pgn-lsp's (`seconds` of its answer) beside them.
@@ -131,10 +132,10 @@ def scid_import(tkscid, script, base, pgn, prefix=()):
     return sample
 
 
-def lsp_import(binary, db, pgn):
+def lsp_import(binary, db, pgn, extra=()):
     for suffix in ("", "-journal"):
         pathlib.Path(str(db) + suffix).unlink(missing_ok=True)
-    return measure_memory([str(binary), "import", "--db", str(db), str(pgn)], files=[pgn, db])
+    return measure_memory([str(binary), "import", *extra, "--db", str(db), str(pgn)], files=[pgn, db])
 
 
 def timed(args):
@@ -198,16 +199,21 @@ def main():
         pgn, games = scale_corpus.scale_file(size)
         base = folder / f"scid-{size}"
         scid = None
-        for name, binary in tools:
-            db = folder / f"{name}-{size}.db3"
+        # pgn-lsp as it imports by default, and with each comment kept once (in the `Moves`
+        # blob), as Scid keeps it, without the `Comments` table's row per comment.
+        variants = [(name, binary, ()) for name, binary in tools] + [
+            ("pgn-lsp", PGN_LSP, ("--no-comment-rows",))]
+        for name, binary, extra in variants:
+            db = folder / (f"{name}-{size}.db3" if not extra else f"{name}-{size}-no-comment-rows.db3")
             mine, theirs = run_pair(
-                lambda: lsp_import(binary, db, pgn), lambda: scid_import(args.tkscid, str(import_tcl), base, pgn),
-                args.import_runs)
-            scid = scid or theirs
+                lambda: lsp_import(binary, db, pgn, extra),
+                lambda: scid_import(args.tkscid, str(import_tcl), base, pgn), args.import_runs)
+            scid = (scid or []) + theirs
             seconds = median([s["seconds"] for s in mine])
-            row(f"{games:,}", f"pgn-lsp import ({name})" if name != "pgn-lsp" else "pgn-lsp import", f"{seconds:.2f}",
+            label = "pgn-lsp import" + (f" ({name})" if name != "pgn-lsp" else "") + (" " + " ".join(extra) if extra else "")
+            row(f"{games:,}", label, f"{seconds:.2f}",
                 f"{games / seconds:,.0f}", f"{max(s['rss'] for s in mine):.0f}",
-                f"{seconds / median([s['seconds'] for s in scid]):.2f}")
+                f"{seconds / median([s['seconds'] for s in theirs]):.2f}")
         seconds = median([s["seconds"] for s in scid])
         row(f"{scid[0]['games']:,}", "Scid sc_base import", f"{seconds:.2f}", f"{scid[0]['games'] / seconds:,.0f}",
             f"{max(s['rss'] for s in scid):.0f}", "1")
