@@ -1,0 +1,70 @@
+"""The documents that describe the code's layout say what Package.swift and the folders say:
+ARCHITECTURE.md's table of targets and its list of test targets (names, kinds of dependency
+aside, and dependencies in Package.swift's order), and README.md's layout table (every folder of
+`Sources/` listed, every path listed there)."""
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+
+def package():
+    """Package.swift's targets: name → (type, the names of their dependencies in order)."""
+    swift = shutil.which("swift")
+    if swift is None:
+        pytest.skip("swift is not installed")
+    dump = subprocess.run([swift, "package", "dump-package"], cwd=ROOT, capture_output=True, text=True, check=True)
+    targets = {}
+    for target in json.loads(dump.stdout)["targets"]:
+        names = [value[0] for dependency in target.get("dependencies", []) for value in dependency.values()]
+        targets[target["name"]] = (target["type"], names)
+    return targets
+
+
+def table(text, header):
+    """The rows of the markdown table whose header row starts with `header`, as lists of cells."""
+    lines = text.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_architectures_targets_are_those_of_the_package():
+    targets = package()
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    described = {}
+    for name, kind, depends in table(text, "| target | kind | depends on |"):
+        name = name.strip("`")
+        names = [] if depends.startswith("nothing") else [part.strip() for part in depends.split(",")]
+        described[name] = (kind, names)
+    built = {name: value for name, value in targets.items() if value[0] != "test"}
+    assert set(described) == set(built)
+    for name, (kind, names) in described.items():
+        assert names == built[name][1], name
+        assert ("executable" in kind) == (built[name][0] == "executable"), name
+    # The test targets, in one sentence: `Name (dependency, …)`.
+    sentence = text[text.index("Test targets:"):].split("\n\n")[0]
+    listed = {name: [part.strip() for part in deps.split(",")]
+              for name, deps in re.findall(r"(\w+Tests) \(([^)]*)\)", sentence.replace("\n", " "))}
+    assert listed == {name: value[1] for name, value in targets.items() if value[0] == "test"}
+
+
+def test_the_readmes_layout_names_every_source_folder_and_only_paths_that_exist():
+    rows = table((ROOT / "README.md").read_text(), "| path | what |")
+    paths = [path.strip("`") for row in rows for path in re.findall(r"`([^`]+)`", row[0])]
+    assert paths
+    for path in paths:
+        if "*" in path:
+            assert list(ROOT.glob(path)), path
+        else:
+            assert (ROOT / path).exists(), path
+    folders = {f"Sources/{folder.name}" for folder in (ROOT / "Sources").iterdir() if folder.is_dir()}
+    assert folders <= set(paths), sorted(folders - set(paths))
