@@ -1,7 +1,8 @@
 """The documents that describe the code's layout say what Package.swift and the folders say:
 ARCHITECTURE.md's table of targets and its list of test targets (names, kinds of dependency
-aside, and dependencies in Package.swift's order), and README.md's layout table (every folder of
-`Sources/` listed, every path listed there)."""
+aside, and dependencies in Package.swift's order), and docs/development.md's layout table (every
+folder of `Sources/` listed, every path listed there); and every relative link of the documents
+leads to a file."""
 import json
 import re
 import shutil
@@ -57,8 +58,8 @@ def test_the_architectures_targets_are_those_of_the_package():
     assert listed == {name: value[1] for name, value in targets.items() if value[0] == "test"}
 
 
-def test_the_readmes_layout_names_every_source_folder_and_only_paths_that_exist():
-    rows = table((ROOT / "README.md").read_text(), "| path | what |")
+def test_the_layout_table_names_every_source_folder_and_only_paths_that_exist():
+    rows = table((ROOT / "docs" / "development.md").read_text(), "| path | what |")
     paths = [path.strip("`") for row in rows for path in re.findall(r"`([^`]+)`", row[0])]
     assert paths
     for path in paths:
@@ -68,3 +69,17 @@ def test_the_readmes_layout_names_every_source_folder_and_only_paths_that_exist(
             assert (ROOT / path).exists(), path
     folders = {f"Sources/{folder.name}" for folder in (ROOT / "Sources").iterdir() if folder.is_dir()}
     assert folders <= set(paths), sorted(folders - set(paths))
+
+
+def test_every_relative_link_of_the_documents_leads_to_a_file():
+    documents = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "BENCHMARKS.md"]
+    documents += sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "editors").rglob("*.md"))
+    documents = [path for path in documents if "node_modules" not in path.parts]
+    links = 0
+    for document in documents:
+        for target in re.findall(r"\]\(([^)#\s]+)", document.read_text()):
+            if re.match(r"[a-z]+:", target):
+                continue
+            links += 1
+            assert (document.parent / target).exists(), f"{document.relative_to(ROOT)}: {target}"
+    assert links > 10
