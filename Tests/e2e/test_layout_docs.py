@@ -2,7 +2,7 @@
 ARCHITECTURE.md's table of targets and its list of test targets (names, kinds of dependency
 aside, and dependencies in Package.swift's order), and docs/development.md's layout table (every
 folder of `Sources/` listed, every path listed there); and every relative link of the documents
-leads to a file."""
+leads to a file; and only the position index's folder names the index's tables."""
 import json
 import re
 import shutil
@@ -83,3 +83,17 @@ def test_every_relative_link_of_the_documents_leads_to_a_file():
             links += 1
             assert (document.parent / target).exists(), f"{document.relative_to(ROOT)}: {target}"
     assert links > 10
+
+
+def test_only_the_position_index_folder_names_the_index_tables():
+    """ARCHITECTURE.md's invariant of the index's wall: outside comments, the tables of the
+    position index are named in `Sources/GameStore/PositionIndex` only."""
+    tables = re.compile(r"\b(PositionMoves|PositionSignatures|PositionTree|PositionSingles|PositionIndexState)\b")
+    inside = ROOT / "Sources" / "GameStore" / "PositionIndex"
+    named = []
+    for path in sorted((ROOT / "Sources").rglob("*.swift")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if tables.search(line) and not line.strip().startswith("//"):
+                named.append((path, number))
+    assert named and all(path.is_relative_to(inside) for path, _ in named), \
+        [f"{path.relative_to(ROOT)}:{number}" for path, number in named if not path.is_relative_to(inside)]
