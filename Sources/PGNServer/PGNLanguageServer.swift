@@ -72,6 +72,7 @@ public final class PGNLanguageServer: Sendable {
         registerRename()
         registerCommands()
         registerEngineFeatures()
+        registerCodeLens()
         registerReferences()
         explorer.log.withLock { [server] in $0 = { type, message in server.log(type, message) } }
         // The opening names the first document's games are judged by, read while the client

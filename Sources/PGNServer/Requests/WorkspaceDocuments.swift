@@ -252,3 +252,18 @@ extension PGNLanguageServer {
         server.log(.info, "pgn-lsp: \(what) left out:\n" + lines.joined(separator: "\n"))
     }
 }
+
+extension PGNLanguageServer {
+    /// The workspace folders (or the root) the client named, as file URLs.
+    func workspaceRoots(_ session: Session) -> [URL] {
+        let params = session.initializeParams
+        var roots: [URL] = []
+        for folder in params.workspaceFolders ?? [] {
+            if let url = URL(string: folder.uri), url.isFileURL { roots.append(url) }
+        }
+        if roots.isEmpty, let uri = params.rootURI, let url = URL(string: uri), url.isFileURL {
+            roots.append(url)
+        }
+        return roots
+    }
+}
