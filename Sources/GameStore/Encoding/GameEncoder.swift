@@ -395,13 +395,8 @@ public enum GameEncoder {
         var hashes: [UInt64] = []
         hashes.reserveCapacity(syntax.nodes.count / 2 + 2)
         hashes.append(startPosition.hash)
-        // The game's signature (`GameSignature`), worked out as the mainline is played: the
-        // pawns on their starting squares, the order in which they left them, and the material
-        // after the opening tree's plies.
-        var home = GameEncoder.pawnHome(startPosition)
-        var departures: UInt64 = 0
-        var departed: UInt64 = 0
-        var afterTree: Int64 = 0
+        // The game's signature (`GameSignature`), worked out as the mainline is played.
+        var signature = SignatureBuilder(home: UInt16(truncatingIfNeeded: GameEncoder.pawnHome(startPosition)))
         var skipped = 0  // depth inside variations left out (`mainline` content)
         let full = out.full
         let nodes = syntax.nodes
@@ -494,16 +489,9 @@ public enum GameEncoder {
                     mainlinePlies += 1
                     hashes.append(position.hash)
                     Moves2.append(move, chess960: chess960, to: &moves2)
-                    // A pawn never comes back to its starting square: one leaves at most per move.
-                    let now = GameEncoder.pawnHome(position)
-                    if now != home {
-                        if departed < 16 {
-                            departures |= UInt64((home & ~now).trailingZeroBitCount) << (4 * departed)
-                            departed += 1
-                        }
-                        home = now
+                    signature.played(home: UInt16(truncatingIfNeeded: GameEncoder.pawnHome(position))) {
+                        ReplayMaterial(position).packed
                     }
-                    if mainlinePlies == PositionIndex.treeDepth { afterTree = ReplayMaterial(position).packed }
                     // Material changes only by a capture or a promotion.
                     if position.occupied.count != previous.occupied.count || move.promotion != nil {
                         let (white, black) = materials(position)
@@ -608,10 +596,7 @@ public enum GameEncoder {
         game.moves2 = moves2
         game.positionHashes = hashes
         game.finalMaterial = ReplayMaterial(position).packed
-        // Departures are in order from the standard start only.
-        game.signature = GameSignature(
-            final: game.finalMaterial, departures: game.fen == nil ? departures : 0, ordered: game.fen == nil,
-            afterTree: mainlinePlies > PositionIndex.treeDepth ? afterTree : 0)
+        game.signature = signature.signature(final: game.finalMaterial, ordered: game.fen == nil)
         game.whiteMaterial = whiteMaterial
         game.blackMaterial = blackMaterial
         game.pawnHome = pawnHome(position)

@@ -25,41 +25,28 @@ struct GameSignature: Equatable {
     static let size = 32
 
     /// The signature of a game from `fen` (nil: the standard start) with these two-byte codes
-    /// (`Moves2.code`); the departures are kept for a game from the standard start only.
+    /// (`Moves2.code`); the departures are kept for a game from the standard start only. A
+    /// game whose moves cannot all be replayed gets no order and an unknown `afterTree`.
     init(codes: UnsafeRawBufferPointer, fen: String?, final: Int64) {
-        self.final = final
-        departures = 0
-        ordered = false
-        afterTree = -1
         let replay = MovesReplay()
         if let fen {
-            guard let start = try? Position(fen: fen) else { return }
+            guard let start = try? Position(fen: fen) else {
+                self.init(final: final, departures: 0, ordered: false, afterTree: -1)
+                return
+            }
             replay.reset(to: start)
         } else {
             replay.reset(to: GameSignature.standard)
         }
-        var home = GameSignature.home(replay.material)
-        var count: UInt64 = 0
-        let moves = codes.count / 2
-        var afterTree: Int64 = 0
-        for ply in 0..<moves {
+        var builder = SignatureBuilder(home: GameSignature.home(replay.material))
+        for ply in 0..<codes.count / 2 {
             guard replay.play(codes.loadUnaligned(fromByteOffset: ply * 2, as: UInt16.self).littleEndian) else {
+                self.init(final: final, departures: 0, ordered: false, afterTree: -1)
                 return
             }
-            if replay.materialChanged && fen == nil {
-                let now = GameSignature.home(replay.material)
-                let left = home & ~now
-                if left != 0 {
-                    // One pawn at most leaves its square in a move.
-                    departures |= UInt64(left.trailingZeroBitCount) << (4 * count)
-                    count += 1
-                    home = now
-                }
-            }
-            if ply + 1 == PositionIndex.treeDepth, ply + 1 < moves { afterTree = replay.material.packed }
+            builder.played(home: GameSignature.home(replay.material)) { replay.material.packed }
         }
-        ordered = fen == nil
-        self.afterTree = afterTree
+        self = builder.signature(final: final, ordered: fen == nil)
     }
 
     init(final: Int64, departures: UInt64, ordered: Bool, afterTree: Int64) {
@@ -103,6 +90,42 @@ struct GameSignature: Equatable {
                 final: Int64(bitPattern: flagged & ~(1 << 63)), departures: word(2), ordered: flagged >> 63 != 0,
                 afterTree: Int64(bitPattern: word(3)))
         )
+    }
+}
+
+/// A signature worked out move by move as a mainline is played: by the import's encoder as it
+/// reads a game, and from a game's stored moves (`GameSignature.init(codes:fen:final:)`).
+struct SignatureBuilder {
+    private var home: UInt16
+    private var departures: UInt64 = 0
+    private var departed: UInt64 = 0
+    private var plies = 0
+    private var afterTree: Int64 = 0
+
+    /// From a position with these pawns on their starting squares (`GameSignature.home`).
+    init(home: UInt16) { self.home = home }
+
+    /// After the mainline's next move: the pawns now on their starting squares, and the
+    /// position's material, asked for after the tree's last ply only.
+    @inline(__always) mutating func played(home now: UInt16, material: () -> Int64) {
+        plies += 1
+        let left = home & ~now
+        if left != 0 {
+            // A pawn never comes back to its starting square, and one at most leaves it in a
+            // move: 16 departures at most.
+            departures |= UInt64(left.trailingZeroBitCount) << (4 * departed)
+            departed += 1
+            home = now
+        }
+        if plies == PositionIndex.treeDepth { afterTree = material() }
+    }
+
+    /// The signature of the game played, whose last position's material is `final`; the
+    /// departures are in order only from the standard start (`ordered`).
+    func signature(final: Int64, ordered: Bool) -> GameSignature {
+        GameSignature(
+            final: final, departures: ordered ? departures : 0, ordered: ordered,
+            afterTree: plies > PositionIndex.treeDepth ? afterTree : 0)
     }
 }
 
