@@ -580,8 +580,7 @@ struct PositionIndexWriter {
             signatures.removeAll(keepingCapacity: true)
         }
         if !late.isEmpty {
-            let stored = try Data.fetchOne(db, sql: "SELECT Late FROM PositionIndexState").map { [UInt8]($0) } ?? []
-            let merged = LateMaterials.merged(LateMaterials.values(stored), late)
+            let merged = LateMaterials.merged(try LateMaterials.stored(db), late)
             try db.execute(
                 sql: "UPDATE PositionIndexState SET Late = ?", arguments: [Data(LateMaterials.blob(merged))])
             late.removeAll(keepingCapacity: true)

@@ -166,13 +166,15 @@ extension GameDatabase {
         func matches(_ sightings: [Sighting]) -> [PositionMatch] {
             sightings.map { PositionMatch(gameID: $0.id, ply: Int($0.ply)) }
         }
-        guard let counted = try treeCount(position), !counted.late else {
-            // A scan of every game (one that may come after the tree's plies comes in it too).
+        guard let counted = try treeCount(position) else {
             let all = try scan(for: position, plies: .max)
             return (all.count, matches(Array(all.prefix(limit))))
         }
-        let wanted = min(counted.games, limit)
-        return (counted.games, wanted == 0 ? [] : matches(try scan(for: position, plies: .max, limit: wanted)))
+        // The games the tree does not count: those that reach it first after its plies, read
+        // only when one may (their signatures allow it).
+        let total = counted.games + (counted.late ? try scan(for: position, plies: .max, afterTree: true).count : 0)
+        let wanted = min(total, limit)
+        return (total, wanted == 0 ? [] : matches(try scan(for: position, plies: .max, limit: wanted)))
     }
 
     /// The games the tree counts for `position` (nil when it has no rows and the filter of
@@ -199,8 +201,7 @@ extension GameDatabase {
                 guard let next = IndexValue.integer(row[0]), children.contains(next) else { continue }
                 games = ExplorerAnswer.sum(games, IndexValue.count(row[1]))
             }
-            let late = try Data.fetchOne(db, sql: "SELECT Late FROM PositionIndexState").map { [UInt8]($0) } ?? []
-            return (games, LateMaterials.mayReach(LateMaterials.values(late), ReplayMaterial(position)))
+            return (games, LateMaterials.mayReach(try LateMaterials.stored(db), ReplayMaterial(position)))
         }
     }
 

@@ -1,4 +1,6 @@
 import ChessCore
+import Foundation
+import GRDB
 
 /// What a search reads of a game before its moves (`PositionSignatures`, 32 bytes a game):
 /// enough to skip, unread, most games that cannot reach a position.
@@ -195,6 +197,11 @@ enum LateMaterials {
         for value in stored { add(value) }
         for value in added { add(value) }
         return bounds.values.map(\.packed).sorted()
+    }
+
+    /// The values `PositionIndexState.Late` holds.
+    static func stored(_ db: Database) throws -> [Int64] {
+        values(try Data.fetchOne(db, sql: "SELECT Late FROM PositionIndexState").map { [UInt8]($0) } ?? [])
     }
 
     static func blob(_ values: [Int64]) -> [UInt8] {
