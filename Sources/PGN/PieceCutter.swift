@@ -29,6 +29,16 @@ public enum PieceCutter {
         return (end, true)
     }
 
+    /// The bytes of `pending` before `cut` (a cut `cut(_:atEnd:longest:)` gave), as a piece
+    /// that takes `pending`'s buffer: only the bytes from `cut` on, part of one game, are
+    /// copied, into a new `pending`.
+    public static func takePiece(_ pending: inout [UInt8], upTo cut: Int) -> [UInt8] {
+        var piece = pending
+        pending = Array(piece[cut...])
+        piece.removeLast(piece.count - cut)
+        return piece
+    }
+
     /// Where a buffer can be cut so that everything before the cut is whole games: the start
     /// of the last line that begins a tag (`[Name "`) after a blank line or a result. Returns
     /// nil when the buffer holds no such line after its first byte.

@@ -399,10 +399,7 @@ enum CheckRun {
                     skipping = true
                     afterCR = false
                 }
-                // The piece takes the buffer; only the bytes after the cut (part of one game) move.
-                var piece = pending
-                pending = Array(piece[cut...])
-                piece.removeLast(piece.count - cut)
+                let piece = PieceCutter.takePiece(&pending, upTo: cut)
                 batches.append(Batch(bytes: piece, base: base, skippedLines: skippedLines))
                 batches[batches.count - 1].cutShort = skipping
                 skippedLines = 0

@@ -85,4 +85,24 @@ final class PieceCutterTests: XCTestCase {
             XCTAssertTrue(PieceCutter.cut(head, atEnd: false, longest: 16)! == (15, true))
         }
     }
+
+    /// A piece taken from the pending bytes keeps their buffer; the bytes after the cut stay
+    /// pending, copied.
+    func testAPieceTakesThePendingBuffer() {
+        let text = Array("[White \"A\"]\n\n1. e4 *\n\n[White \"B\"]\n\n1. d4".utf8)
+        // Bytes of its own, as a stream's reader holds them (a buffer shared is copied).
+        var pending: [UInt8] = []
+        pending.append(contentsOf: text)
+        let buffer = pending.withUnsafeBufferPointer { $0.baseAddress }
+        let cut = pending.withUnsafeBufferPointer { PieceCutter.cut($0, atEnd: false, longest: 1 << 20)!.end }
+        let piece = PieceCutter.takePiece(&pending, upTo: cut)
+        XCTAssertEqual(piece, Array(text[..<cut]))
+        XCTAssertEqual(pending, Array(text[cut...]))
+        XCTAssertEqual(String(decoding: pending.prefix(9), as: UTF8.self), "[White \"B")
+        XCTAssertEqual(piece.withUnsafeBufferPointer { $0.baseAddress }, buffer)
+        // At the end of a stream the whole of it is a piece, and nothing stays pending.
+        let last = PieceCutter.takePiece(&pending, upTo: pending.count)
+        XCTAssertEqual(last, Array(text[cut...]))
+        XCTAssertTrue(pending.isEmpty)
+    }
 }

@@ -97,10 +97,7 @@ extension GameDatabase {
                         PieceCutter.cut($0, atEnd: atEnd, longest: GameDatabase.longestGame)
                     })
                 else { continue }
-                // The piece takes the buffer; only the bytes after the cut (part of one game) move.
-                var piece = pending
-                pending = Array(piece[cut...])
-                piece.removeLast(piece.count - cut)
+                let piece = PieceCutter.takePiece(&pending, upTo: cut)
                 bytesRead += cut
                 return ImportPiece(owned: piece, end: bytesRead)
             }
