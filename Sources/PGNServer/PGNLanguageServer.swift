@@ -18,6 +18,11 @@ public final class PGNLanguageServer: Sendable {
     let publication = Locked(())
     /// The semantic tokens last sent for each document, for `full/delta` requests.
     let semanticTokenResults = SemanticTokenResults()
+    /// The last outline, folds and code lenses of each open document, to answer the games an
+    /// edit left alone from them.
+    let keptOutlines = KeptAnswers<KeptOutline>()
+    let keptFolds = KeptAnswers<KeptFolds>()
+    let keptLenses = KeptAnswers<KeptLenses>()
     /// The twin keys of the workspace's files, for copies of a game in another file.
     let workspaceTwins: WorkspaceTwinIndex
     /// What requests over the whole workspace left out and the log has said already.
@@ -53,6 +58,7 @@ public final class PGNLanguageServer: Sendable {
 
     /// Registers every feature, and the server's name and version.
     public func register() {
+        PGNAnalyzer.limitHeaps()
         server.serverInfo = Self.serverInfo
         registerSettings()
         registerDiagnostics()

@@ -15,6 +15,9 @@ public struct JSONText: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Bytes that are JSON text already, written as they are.
+    public mutating func raw(_ text: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: text) }
+
     public mutating func string(_ value: String) { JSONValue.writeString(value, to: &bytes) }
 
     public mutating func integer(_ value: Int) { JSONValue.writeInteger(value, to: &bytes) }

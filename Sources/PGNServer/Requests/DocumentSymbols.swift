@@ -75,73 +75,177 @@ extension PGNLanguageServer {
             variations: variations)
     }
 
+    /// What the outline kept of its last answer for a document: each game's symbol, its lines
+    /// counted from the game's first, and what else it depends on besides the game's text.
+    struct KeptOutline: Sendable {
+        var games: [PlacedGame]
+        var encoding: PositionEncoding
+        /// The symbols written for the document, those of games edited since among them (until
+        /// they are too many: `compacted`).
+        var symbols: PlacedJSON
+        /// For each game, its symbol's part in `symbols`.
+        var placings: [Placing]
+
+        struct Placing: Sendable {
+            var part: Int32
+            /// The column the game starts at.
+            var character: Int32
+            /// The game has no title: its symbol is named by its number.
+            var untitled: Bool
+        }
+
+        /// The same with only the games' symbols.
+        func compacted() -> KeptOutline {
+            var copy = self
+            copy.symbols = PlacedJSON(parts: placings.count)
+            for k in placings.indices {
+                copy.symbols.append(part: Int(placings[k].part), of: symbols)
+                copy.placings[k].part = Int32(k)
+            }
+            return copy
+        }
+    }
+
+    /// Appends a game's `DocumentSymbol` to `symbols` as a part, its lines counted from the
+    /// game's first (`start`): its variations as children, its date and length as detail.
+    static func writeSymbol(
+        _ outline: GameOutline, of game: PlacedGame, number: Int, at start: LSPPosition, _ encoding: PositionEncoding,
+        in document: Document, to json: inout PlacedJSON
+    ) {
+        var line = start.line
+        json.raw("{\"children\":[")
+        for (k, variation) in outline.variations.enumerated() {
+            let r = document.range(of: variation.range.shifted(by: game.start), encoding: encoding, fromLine: &line)
+            json.raw(k == 0 ? "{\"kind\":" : ",{\"kind\":")
+            json.integer(SymbolKind.method.rawValue)
+            json.raw(",\"name\":")
+            json.string(variation.name)
+            json.raw(",\"range\":")
+            json.range(r, firstLine: start.line)
+            json.raw(",\"selectionRange\":")
+            json.range(r, firstLine: start.line)
+            json.raw("}")
+        }
+        json.raw("],\"detail\":")
+        json.string(outline.detail)
+        json.raw(",\"kind\":")
+        json.integer(SymbolKind.class.rawValue)
+        json.raw(",\"name\":")
+        json.string(outline.title ?? "Game \(number)")
+        json.raw(",\"range\":")
+        line = start.line
+        json.range(document.range(of: game.range, encoding: encoding, fromLine: &line), firstLine: start.line)
+        json.raw(",\"selectionRange\":")
+        line = start.line
+        json.range(
+            document.range(of: outline.selection.shifted(by: game.start), encoding: encoding, fromLine: &line),
+            firstLine: start.line)
+        json.raw("}")
+        json.endPart()
+    }
+
     func registerDocumentSymbols() {
         server.capabilities.features["documentSymbolProvider"] = true
         server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
             let encoding = context.positionEncoding
             let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
-            // Each game's outline reads its movetext again: on every core, for the games that
-            // have none yet (all of them the first time, the edited ones after an edit).
-            analysis.makeOnEveryCore(lacking: { !$0.derived.hasOutline }) { game in
-                _ = game.derived.outline { Self.outline(of: game) }
-            }
-            // Written as text, in pieces: a 100 MB file has tens of thousands of games.
-            var text = JSONText(capacity: JSONText.pieceSize)
-            text.raw("[")
-            // Games and their parts are placed in document order, each line lookup going on from
-            // the one before.
-            var line = 0
-            for (index, game) in analysis.games.enumerated() {
-                if index % 1024 == 0 { try context.checkCancellation() }
-                let a = game.analysis
-                let outline = a.derived.outline { Self.outline(of: a) }
-                text.raw(index == 0 ? "{" : ",{")
-                let gameLine = line
-                let whole = document.range(of: game.range, encoding: encoding, fromLine: &line)
+            let games = analysis.games
+            // The symbols of the games an edit left alone are taken from the last answer. Its
+            // symbols are taken out while this runs, so that new ones are added to them without
+            // a copy, and put back, those of this answer or, cancelled, the old ones.
+            var kept =
+                hierarchical ? keptOutlines.take(document.uri).flatMap { $0.encoding == encoding ? $0 : nil } : nil
+            if let old = kept, old.symbols.partCount > 2 * old.placings.count + 16 { kept = old.compacted() }
+            let alignment = kept.map { GameAlignment(games, from: $0.games) } ?? GameAlignment(games)
+            var symbols = kept?.symbols ?? PlacedJSON(parts: games.count)
+            kept?.symbols = PlacedJSON()
+            var placings: [KeptOutline.Placing] = []
+            placings.reserveCapacity(hierarchical ? games.count : 0)
+            var done = false
+            defer {
                 if hierarchical {
-                    var inner = gameLine
-                    text.raw("\"children\":")
-                    text.array(outline.variations) { text, variation in
-                        let r = document.range(
-                            of: variation.range.shifted(by: game.start), encoding: encoding, fromLine: &inner)
-                        text.raw("{\"kind\":")
-                        text.integer(SymbolKind.method.rawValue)
-                        text.raw(",\"name\":")
-                        text.string(variation.name)
-                        text.raw(",\"range\":")
-                        text.range(r)
-                        text.raw(",\"selectionRange\":")
-                        text.range(r)
-                        text.raw("}")
+                    keptOutlines[document.uri] =
+                        done
+                        ? KeptOutline(games: games, encoding: encoding, symbols: symbols, placings: placings)
+                        : kept.map {
+                            KeptOutline(games: $0.games, encoding: encoding, symbols: symbols, placings: $0.placings)
+                        }
+                }
+            }
+            // Each game's outline reads its movetext again: on every core for the games that
+            // have no symbol yet (all of them the first time, the edited ones after an edit).
+            // With hierarchical symbols the outlines are kept as the symbols' text alone (8 MB
+            // less at 100 MB); without, as each game's (`DerivedValues`).
+            let unmatched = alignment.unmatched
+            let made =
+                hierarchical && unmatched.count > 256
+                ? PGNAnalyzer.mapOnEveryCore(unmatched.count) { Self.outline(of: games[unmatched[$0]].analysis) } : []
+            var nextMade = 0
+            if !hierarchical {
+                analysis.makeOnEveryCore(lacking: { !$0.derived.hasOutline }) { game in
+                    _ = game.derived.outline { Self.outline(of: game) }
+                }
+            }
+            // Each game's symbol, placed at its line: the answer is written from them as the
+            // client reads it (a 100 MB file has tens of thousands of games).
+            var placed: [(part: Int32, line: Int32)] = []
+            placed.reserveCapacity(hierarchical ? games.count : 0)
+            // Without hierarchical symbols, written as text, in pieces.
+            var text = JSONText(capacity: hierarchical ? 0 : JSONText.pieceSize)
+            text.raw("[")
+            // Games are placed in document order, each line lookup going on from the one before.
+            var line = 0
+            // Games are read in place, by their fields: a copy of one would retain its analysis,
+            // a cache miss for each game.
+            for index in games.indices {
+                if index % 1024 == 0 { try context.checkCancellation() }
+                let start = document.position(of: games[index].start, encoding: encoding, fromLine: &line)
+                if hierarchical {
+                    if let kept, let k = alignment.earlier[index], Int(kept.placings[k].character) == start.character,
+                        !kept.placings[k].untitled || k == index
+                    {
+                        placings.append(kept.placings[k])
+                    } else {
+                        let game = games[index]
+                        let outline: GameOutline
+                        if nextMade < made.count && unmatched[nextMade] == index {
+                            outline = made[nextMade]
+                            nextMade += 1
+                        } else {
+                            outline = Self.outline(of: game.analysis)
+                        }
+                        Self.writeSymbol(
+                            outline, of: game, number: index + 1, at: start, encoding, in: document, to: &symbols)
+                        placings.append(
+                            KeptOutline.Placing(
+                                part: Int32(symbols.partCount - 1), character: Int32(clamping: start.character),
+                                untitled: outline.title == nil))
                     }
-                    text.raw(",\"detail\":")
-                    text.string(outline.detail)
-                    text.raw(",\"kind\":")
-                    text.integer(SymbolKind.class.rawValue)
-                    text.raw(",\"name\":")
-                    text.string(outline.title ?? "Game \(index + 1)")
-                    text.raw(",\"range\":")
-                    text.range(whole)
-                    text.raw(",\"selectionRange\":")
-                    var selection = gameLine
-                    text.range(
-                        document.range(
-                            of: outline.selection.shifted(by: game.start), encoding: encoding, fromLine: &selection))
+                    placed.append((placings[index].part, Int32(clamping: start.line)))
                 } else {
+                    if index > 0 { text.raw(",") }
                     // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
-                    text.raw("\"kind\":")
+                    let game = games[index]
+                    let a = game.analysis
+                    let outline = a.derived.outline { Self.outline(of: a) }
+                    var end = line
+                    text.raw("{\"kind\":")
                     text.integer(SymbolKind.class.rawValue)
                     text.raw(",\"location\":{\"range\":")
-                    text.range(whole)
+                    text.range(
+                        LSPRange(
+                            start: start, end: document.position(of: game.end, encoding: encoding, fromLine: &end)))
                     text.raw(",\"uri\":")
                     text.string(document.uri)
                     text.raw("},\"name\":")
                     text.string(outline.title ?? "Game \(index + 1)")
+                    text.raw("}")
+                    text.endPieceIfFull()
                 }
-                text.raw("}")
-                text.endPieceIfFull()
             }
+            done = true
+            if hierarchical { return PlacedJSON.array(symbols, placed: placed) }
             text.raw("]")
             return text.json
         }

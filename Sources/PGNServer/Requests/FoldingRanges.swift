@@ -10,11 +10,20 @@ extension PGNLanguageServer {
         server.capabilities.features["foldingRangeProvider"] = true
         server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
+            let games = analysis.games
+            let limit = context.session.clientCapabilities.foldingRangeLimit
+            // The folds counted of the games an edit left alone are taken from the last answer.
+            let kept = limit == nil ? nil : keptFolds[document.uri]
+            let alignment = kept.map { GameAlignment(games, from: $0.games) } ?? GameAlignment(games)
             // Each game's folds read its movetext again: on every core, for the games that have
             // none yet (all of them the first time, the edited ones after an edit).
-            analysis.makeOnEveryCore(lacking: { !$0.derived.hasFolds }) { _ = $0.folds }
-            let depth = try Self.foldDepth(
-                analysis, limit: context.session.clientCapabilities.foldingRangeLimit, context)
+            analysis.makeOnEveryCore(among: alignment.unmatched, lacking: { !$0.derived.hasFolds }) { _ = $0.folds }
+            var depth = (whole: Int.max - 1, partial: 0)
+            if let limit {
+                let counts = try KeptFolds(games, alignment, kept, context)
+                keptFolds[document.uri] = counts
+                depth = Self.foldDepth(counts.totals, limit: limit)
+            }
             var left = depth.partial
             // Written as text: a 100 MB file has hundreds of thousands of folds.
             var text = JSONText(capacity: min(analysis.games.count * 100, 1 << 20))
@@ -44,28 +53,51 @@ extension PGNLanguageServer {
         }
     }
 
-    /// Which folds fit a client's limit: all those `whole` deep or less, and the first `partial`
-    /// of the next depth (`whole` is -1 when not even every game's fold fits).
-    static func foldDepth(
-        _ analysis: DocumentAnalysis, limit: Int?, _ context: RequestContext
-    ) throws -> (
-        whole: Int, partial: Int
-    ) {
-        guard let limit else { return (Int.max - 1, 0) }
-        var counts: [Int] = []
-        for game in analysis.games {
-            try context.checkCancellation()
-            for fold in game.analysis.folds {
-                while counts.count <= fold.depth { counts.append(0) }
-                counts[fold.depth] += 1
-            }
-        }
+    /// Which folds fit a client's limit, from how many there are at each depth: all those
+    /// `whole` deep or less, and the first `partial` of the next depth (`whole` is -1 when not
+    /// even every game's fold fits).
+    static func foldDepth(_ counts: [Int], limit: Int) -> (whole: Int, partial: Int) {
         var taken = 0
         for (depth, count) in counts.enumerated() {
             if taken + count > limit { return (depth - 1, limit - taken) }
             taken += count
         }
         return (counts.count, 0)
+    }
+
+    /// How many folds each game of a document has at each depth, kept for the next version.
+    struct KeptFolds: Sendable {
+        var games: [PlacedGame]
+        /// Each game's counts by depth, one game after the other.
+        var counts: [Int32] = []
+        /// Where each game's counts end in `counts`.
+        var ends: [Int32] = []
+        /// The whole document's counts by depth.
+        var totals: [Int] = []
+
+        /// The counts of `games`, taken from `kept` for the games an edit left alone.
+        init(_ games: [PlacedGame], _ alignment: GameAlignment, _ kept: KeptFolds?, _ context: RequestContext) throws {
+            self.games = games
+            counts.reserveCapacity(kept?.counts.count ?? games.count * 2)
+            ends.reserveCapacity(games.count)
+            for index in games.indices {
+                if index % 1024 == 0 { try context.checkCancellation() }
+                if let kept, let k = alignment.earlier[index] {
+                    counts += kept.counts[(k == 0 ? 0 : Int(kept.ends[k - 1]))..<Int(kept.ends[k])]
+                } else {
+                    counts += games[index].analysis.foldCounts
+                }
+                ends.append(Int32(clamping: counts.count))
+            }
+            var start = 0
+            for end in ends {
+                for (depth, count) in counts[start..<Int(end)].enumerated() {
+                    if depth == totals.count { totals.append(0) }
+                    totals[depth] += Int(count)
+                }
+                start = Int(end)
+            }
+        }
     }
 }
 
@@ -80,6 +112,19 @@ struct GameFold: Sendable {
 }
 
 extension GameAnalysis {
+    /// How many of the game's folds are at each depth: a client's limit is checked against
+    /// every game's at each request, without reading their folds.
+    var foldCounts: [Int32] {
+        derived.foldCounts {
+            var counts: [Int32] = []
+            for fold in folds {
+                while counts.count <= fold.depth { counts.append(0) }
+                counts[fold.depth] += 1
+            }
+            return counts
+        }
+    }
+
     /// The game's folds, in lines from its first line: the game (depth 0), its tag section
     /// (1), variations and comments that span lines (1 in the mainline, one more for each
     /// enclosing variation). Made once per game.
