@@ -61,9 +61,9 @@ public final class PGNLanguageServer: Sendable {
         PGNAnalyzer.limitHeaps()
         server.serverInfo = Self.serverInfo
         registerSettings()
+        registerDocumentLifecycle()
         registerDiagnostics()
         registerReadingProgress()
-        registerWorkspaceTwins()
         registerHover()
         registerInlayHints()
         registerDocumentSymbols()

@@ -124,11 +124,6 @@ extension PGNLanguageServer {
     }
 
     func registerEngineFeatures() {
-        // A review whose game an edit changed is cancelled when the edit is read, after the
-        // pause before diagnostics (`cancelStaleReviews`): the message loop never analyses.
-        server.observeDocuments { [self] event, _ in
-            if case .closed(let document) = event { engines.cancelReviews(of: document.uri, keeping: nil) }
-        }
         server.registerNotification("window/workDoneProgress/cancel") { [self] params, _ in
             if let token = params["token"]?.stringValue { engines.cancelReview(progressToken: token) }
         }

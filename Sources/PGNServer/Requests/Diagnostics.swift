@@ -3,6 +3,39 @@ import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
+    /// The diagnostics' part of a document's open, change or close (`registerDocumentLifecycle`): pushed
+    /// ones scheduled after the pause, or with pulled ones the check of the reviews an edit
+    /// stopped; on close the document's reading dropped and its diagnostics cleared.
+    func updateDiagnostics(after event: DocumentEvent, _ context: NotificationContext) {
+        switch event {
+        case .opened(let document), .changed(let document):
+            guard !context.session.clientCapabilities.supportsPullDiagnostics else {
+                // The client pulls; reviews of games an edit changed stop when it does, or here.
+                scheduleReviewCheck(document)
+                return
+            }
+            let encoding = context.positionEncoding
+            // The closure keeps the URI and version only: a copy of the document would share
+            // its bytes, and the next edit would copy them all instead of editing in place.
+            let (uri, version) = (document.uri, document.version)
+            publisher.schedule(uri) { [self] in
+                guard let current = server.documents[uri], current.version == version else { return }
+                await publish(current, encoding: encoding)
+            }
+        case .closed(let document):
+            publisher.cancel(document.uri)
+            analyzer.close(document.uri)
+            if context.session.clientCapabilities.supportsPullDiagnostics { return }
+            // A publication already under way sends before this one or not at all (`publish`).
+            publication.withLock { _ in
+                server.sendNotification(
+                    "textDocument/publishDiagnostics", params: ["uri": .string(document.uri), "diagnostics": []])
+            }
+        case .saved:
+            break
+        }
+    }
+
     /// Diagnostics are pulled (`textDocument/diagnostic`) by a client that can and that can be
     /// asked to pull again (`ClientCapabilities.supportsPullDiagnostics`), and pushed
     /// (`textDocument/publishDiagnostics`, with the document version, a short delay after the
@@ -13,35 +46,6 @@ extension PGNLanguageServer {
         ]
         server.onInitialize { params, capabilities in
             if !params.capabilities.supportsPullDiagnostics { capabilities.features["diagnosticProvider"] = nil }
-        }
-        server.observeDocuments { [self] event, context in
-            switch event {
-            case .opened(let document), .changed(let document):
-                guard !context.session.clientCapabilities.supportsPullDiagnostics else {
-                    // The client pulls; reviews of games an edit changed stop when it does, or here.
-                    scheduleReviewCheck(document)
-                    return
-                }
-                let encoding = context.positionEncoding
-                // The closure keeps the URI and version only: a copy of the document would share
-                // its bytes, and the next edit would copy them all instead of editing in place.
-                let (uri, version) = (document.uri, document.version)
-                publisher.schedule(uri) { [self] in
-                    guard let current = server.documents[uri], current.version == version else { return }
-                    await publish(current, encoding: encoding)
-                }
-            case .closed(let document):
-                publisher.cancel(document.uri)
-                analyzer.close(document.uri)
-                if context.session.clientCapabilities.supportsPullDiagnostics { return }
-                // A publication already under way sends before this one or not at all (`publish`).
-                publication.withLock { _ in
-                    server.sendNotification(
-                        "textDocument/publishDiagnostics", params: ["uri": .string(document.uri), "diagnostics": []])
-                }
-            case .saved:
-                break
-            }
         }
         server.registerRequest("textDocument/diagnostic") { [self] params, context in
             let (document, analysis) = try await analysis(params, context)

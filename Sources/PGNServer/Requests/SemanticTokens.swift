@@ -469,14 +469,6 @@ extension PGNLanguageServer {
             ],
             "full": ["delta": true], "range": true,
         ]
-        server.observeDocuments { [self] event, _ in
-            if case .closed(let document) = event {
-                semanticTokenResults.forget(document.uri)
-                keptOutlines.forget(document.uri)
-                keptFolds.forget(document.uri)
-                keptLenses.forget(document.uri)
-            }
-        }
         server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
             let document = try document(params, context)
             if withholdsWholeTokens(document, context) { return .null }

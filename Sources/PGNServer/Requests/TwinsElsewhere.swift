@@ -15,33 +15,31 @@ struct ElsewhereTwin: Sendable {
 }
 
 extension PGNLanguageServer {
-    /// Keeps the index of the workspace's games up to date: read in the background when a
-    /// document is opened, saved or closed (then only the files that changed are read again);
-    /// when it changed, the open documents' diagnostics are sent again.
-    func registerWorkspaceTwins() {
-        server.observeDocuments { [self] event, context in
-            switch event {
-            case .opened, .saved, .closed: break
-            case .changed: return
-            }
-            let session = context.session
-            guard currentSettings.twinGames, !workspaceRoots(session).isEmpty else { return }
-            workspaceTwins.scheduleRefresh { [self] in
-                // The open documents' files are left out: they are read from the documents.
-                let found = workspaceFiles(session, leavingOut: server.documents.uris)
-                logWorkspaceNotes(found.notes, of: "the index of the workspace's games")
-                return found.files
-            } open: { [self] in
-                Set(server.documents.uris)
-            } changed: { [self] in
-                // A document whose analysis is still being made sends its diagnostics once it is,
-                // with the index as it is then: asking for it again would make it twice at once.
-                let documents = server.documents
-                let ready = documents.uris.filter { uri in documents[uri].map(analyzer.hasAnalysis) ?? false }
-                if !ready.isEmpty { Task { await republish(ready, of: documents, session) } }
-            } leftOut: { [self] notes in
-                logWorkspaceNotes(notes, of: "the index of the workspace's games")
-            }
+    /// Keeps the index of the workspace's games up to date (`registerDocumentLifecycle`): read in the
+    /// background when a document is opened, saved or closed (then only the files that changed
+    /// are read again); when it changed, the open documents' diagnostics are sent again.
+    func refreshWorkspaceTwins(after event: DocumentEvent, _ context: NotificationContext) {
+        switch event {
+        case .opened, .saved, .closed: break
+        case .changed: return
+        }
+        let session = context.session
+        guard currentSettings.twinGames, !workspaceRoots(session).isEmpty else { return }
+        workspaceTwins.scheduleRefresh { [self] in
+            // The open documents' files are left out: they are read from the documents.
+            let found = workspaceFiles(session, leavingOut: server.documents.uris)
+            logWorkspaceNotes(found.notes, of: "the index of the workspace's games")
+            return found.files
+        } open: { [self] in
+            Set(server.documents.uris)
+        } changed: { [self] in
+            // A document whose analysis is still being made sends its diagnostics once it is,
+            // with the index as it is then: asking for it again would make it twice at once.
+            let documents = server.documents
+            let ready = documents.uris.filter { uri in documents[uri].map(analyzer.hasAnalysis) ?? false }
+            if !ready.isEmpty { Task { await republish(ready, of: documents, session) } }
+        } leftOut: { [self] notes in
+            logWorkspaceNotes(notes, of: "the index of the workspace's games")
         }
     }
 
