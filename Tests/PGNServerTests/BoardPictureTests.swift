@@ -9,7 +9,7 @@ import XCTest
 /// The board of a move's hover: a picture (an SVG as a `data:` image) for the clients that show
 /// markdown images, a text board with the marks listed for the others, as `hover.boardImage`
 /// decides; and the picture itself.
-final class BoardImageTests: XCTestCase {
+final class BoardPictureTests: XCTestCase {
     let markdown: JSONValue = ["textDocument": ["hover": ["contentFormat": ["markdown", "plaintext"]]]]
     let plainText: JSONValue = ["textDocument": ["hover": ["contentFormat": ["plaintext"]]]]
     let vscode: JSONValue = ["name": "Visual Studio Code", "version": "1.96.0"]
