@@ -5,21 +5,12 @@ import Dispatch
 /// whole reading works for a second without waiting, and on the pool it would hold a thread
 /// that the requests about what the editor shows (hover, the screen's tokens) are waiting for.
 public final class OffPoolExecutor: TaskExecutor, @unchecked Sendable {
+    public static let shared = OffPoolExecutor()
+
     /// At `utility`: on Linux each priority has its own threads, and a whole reading fills
     /// its priority's on every core (`DispatchQueue.concurrentPerform`); the requests about
     /// one place keep the default priority's threads, and a hover does not wait for it.
-    public static let shared = OffPoolExecutor(label: "pgn-lsp.off-pool", qos: .utility)
-
-    /// At the default priority, with threads of its own: work of an edit over every game (a
-    /// tokens delta) that should neither wait behind the whole-document requests of the same
-    /// keystroke nor hold a thread of the pool that hover and diagnostics use.
-    public static let beside = OffPoolExecutor(label: "pgn-lsp.beside-pool", qos: .default)
-
-    private let queue: DispatchQueue
-
-    init(label: String, qos: DispatchQoS) {
-        queue = DispatchQueue(label: label, qos: qos, attributes: .concurrent)
-    }
+    private let queue = DispatchQueue(label: "pgn-lsp.off-pool", qos: .utility, attributes: .concurrent)
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -925,15 +925,15 @@ public final class PGNAnalyzer: Sendable {
 #endif
 
 extension PGNAnalyzer {
-    /// Keeps the allocator to one heap per core (glibc makes up to eight per core, one for
-    /// each thread that finds the others busy, and each keeps what was freed in it): the
-    /// server's threads (the pool's, the whole-document requests', the readings') share them.
-    /// At 100 MB in VS Code's typing sequence with a busy core, the peak went from 415 to 381
-    /// MB, for 3 ms more CPU per keystroke.
+    /// Keeps the allocator to two heaps per core (glibc makes up to eight per core, one for
+    /// each thread that finds the others busy, and each keeps what was freed in it). At 100 MB
+    /// in VS Code's typing sequence with a busy core the peak was 415 MB with glibc's default,
+    /// 400–405 MB with two heaps per core and 381 MB with one; with one, the first reading of
+    /// the file took 1.8 × `check` in one opening of three (waits for the heaps' locks).
     static func limitHeaps() {
         #if os(Linux)
             let arenaMax: Int32 = -8  // M_ARENA_MAX
-            _ = setAllocatorOption(arenaMax, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+            _ = setAllocatorOption(arenaMax, Int32(2 * max(1, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
 }
