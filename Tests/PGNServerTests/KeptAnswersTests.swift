@@ -144,6 +144,6 @@ final class KeptAnswersTests: XCTestCase {
         let alignment = GameAlignment(new, from: old)
         XCTAssertEqual(alignment.earlier, [0, 1, nil, 3, 4, 11])
         XCTAssertEqual(alignment.unmatched, [2])
-        XCTAssertEqual(GameAlignment(new).unmatched, Array(0..<6))
+        XCTAssertEqual(GameAlignment(new, from: nil).unmatched, Array(0..<6))
     }
 }

@@ -122,7 +122,6 @@ final class DerivedValues: Sendable {
     private struct Slots {
         var outline: PGNLanguageServer.GameOutline?
         var folds: [GameFold]?
-        var foldCounts: [Int32]?
         /// In the encoding of the last request (a client keeps to one).
         var tokens: (encoding: PositionEncoding, run: TokenRun)?
     }
@@ -138,8 +137,6 @@ final class DerivedValues: Sendable {
     func folds(_ make: () -> [GameFold]) -> [GameFold] { value({ $0.folds }, { $0.folds = $1 }, make) }
 
     var hasFolds: Bool { slots.withLock { $0.folds != nil } }
-
-    func foldCounts(_ make: () -> [Int32]) -> [Int32] { value({ $0.foldCounts }, { $0.foldCounts = $1 }, make) }
 
     func tokenRun(_ encoding: PositionEncoding, _ make: () -> TokenRun) -> TokenRun {
         if let done = slots.withLock({ $0.tokens?.encoding == encoding ? $0.tokens?.run : nil }) { return done }

@@ -11,9 +11,15 @@ struct GameAlignment: Sendable {
     /// The new games that have no earlier one.
     let unmatched: [Int]
 
-    /// `old` is kept by the caller while this is used: its games' analyses are alive, so that
-    /// a reference compared is never one of a freed object.
-    init(_ new: [PlacedGame], from old: [PlacedGame]) {
+    /// `old` (nil: no earlier answer, no game matched) is kept by the caller while this is
+    /// used: its games' analyses are alive, so that a reference compared is never one of a
+    /// freed object.
+    init(_ new: [PlacedGame], from old: [PlacedGame]?) {
+        guard let old else {
+            earlier = Array(repeating: nil, count: new.count)
+            unmatched = Array(new.indices)
+            return
+        }
         var earlier: [Int?] = []
         earlier.reserveCapacity(new.count)
         var unmatched: [Int] = []
@@ -43,12 +49,6 @@ struct GameAlignment: Sendable {
         }
         self.earlier = earlier
         self.unmatched = unmatched
-    }
-
-    /// No game has an earlier one.
-    init(_ new: [PlacedGame]) {
-        earlier = Array(repeating: nil, count: new.count)
-        unmatched = Array(new.indices)
     }
 }
 

@@ -13,7 +13,7 @@ extension PGNLanguageServer {
             // Which games have moves, taken from the last answer for those an edit left alone.
             let games = analysis.games
             let kept = keptLenses[document.uri]
-            let alignment = kept.map { GameAlignment(games, from: $0.games) } ?? GameAlignment(games)
+            let alignment = GameAlignment(games, from: kept?.games)
             var played: [Bool] = []
             played.reserveCapacity(games.count)
             // Games are read in place, by their fields: a copy of one would retain its analysis.
@@ -22,7 +22,28 @@ extension PGNLanguageServer {
                 played.append(alignment.earlier[index].map { kept!.played[$0] } ?? games[index].analysis.hasPlayedMoves)
             }
             keptLenses[document.uri] = KeptLenses(games: games, played: played)
-            var lenses = LensList(uri: document.uri)
+            // Written as text: a 100 MB file has 43,800 lenses, 8 MB of JSON at each keystroke.
+            // The document's name is written once, and copied into each lens.
+            var uriText = JSONText()
+            uriText.string(document.uri)
+            let uri = uriText.bytes
+            var text = JSONText(capacity: min(games.count * (uri.count + 140), JSONText.pieceSize))
+            text.raw("[")
+            var first = true
+            func lens(at start: LSPPosition, index: Int, title: String, command: StaticString) {
+                text.raw(first ? "{\"command\":{\"arguments\":[" : ",{\"command\":{\"arguments\":[")
+                first = false
+                uri.withUnsafeBufferPointer { text.raw($0) }
+                text.raw(",")
+                text.integer(index)
+                text.raw("],\"command\":\"")
+                text.raw(command)
+                text.raw("\",\"title\":")
+                text.string(title)
+                text.raw("},\"range\":")
+                text.range(LSPRange(start: start, end: start))
+                text.raw("}")
+            }
             // Games are placed in document order, each line lookup going on from the one before.
             var line = 0
             for index in games.indices where played[index] {
@@ -32,93 +53,14 @@ extension PGNLanguageServer {
                 if !reviews.isEmpty, let stored = reviews[games[index].analysis.text] {
                     let review = stored.review
                     let title = "\(review.playerText(of: .white))  |  \(review.playerText(of: .black))"
-                    lenses.append(at: start, index: index, title: title, command: .review)
+                    lens(at: start, index: index, title: title, command: "pgn.reviewGame")
                     // White's chances move by move, as a line of blocks.
                     let graph = ReviewGraph.sparkline(review)
-                    if !graph.isEmpty { lenses.append(at: start, index: index, title: graph, command: .review) }
-                    lenses.append(at: start, index: index, title: "Annotate game with the review", command: .annotate)
+                    if !graph.isEmpty { lens(at: start, index: index, title: graph, command: "pgn.reviewGame") }
+                    lens(at: start, index: index, title: "Annotate game with the review", command: "pgn.annotateGame")
                 } else {
-                    lenses.append(at: start, index: index, title: nil, command: .review)
+                    lens(at: start, index: index, title: "Review game", command: "pgn.reviewGame")
                 }
-            }
-            return lenses.json
-        }
-    }
-
-    /// A document's code lenses: a 100 MB file has 43,800, 8 MB of JSON at each keystroke.
-    struct LensList {
-        enum Command: UInt8 {
-            case review
-            case annotate
-
-            var name: StaticString {
-                switch self {
-                case .review: "pgn.reviewGame"
-                case .annotate: "pgn.annotateGame"
-                }
-            }
-        }
-
-        private struct Lens {
-            var index: Int32
-            var line: Int32
-            var character: Int32
-            /// In `titles`: 0 for "Review game".
-            var title: Int32
-            var command: Command
-        }
-
-        /// The document's name as JSON, copied into each lens.
-        private let uri: [UInt8]
-        private var lenses: [Lens] = []
-        /// The titles as JSON.
-        private var titles: [[UInt8]] = [Self.text { $0.string("Review game") }]
-
-        init(uri: String) { self.uri = Self.text { $0.string(uri) } }
-
-        private static func text(_ write: (inout JSONText) -> Void) -> [UInt8] {
-            var text = JSONText()
-            write(&text)
-            return text.bytes
-        }
-
-        /// A lens at `start` for game `index`; a nil title is "Review game".
-        mutating func append(at start: LSPPosition, index: Int, title: String?, command: Command) {
-            var number: Int32 = 0
-            if let title {
-                number = Int32(titles.count)
-                titles.append(Self.text { $0.string(title) })
-            }
-            lenses.append(
-                Lens(
-                    index: Int32(clamping: index), line: Int32(clamping: start.line),
-                    character: Int32(clamping: start.character), title: number, command: command))
-        }
-
-        private func write(_ lens: Lens, to text: inout JSONText) {
-            text.raw("{\"command\":{\"arguments\":[")
-            uri.withUnsafeBufferPointer { text.raw($0) }
-            text.raw(",")
-            text.integer(Int(lens.index))
-            text.raw("],\"command\":\"")
-            text.raw(lens.command.name)
-            text.raw("\",\"title\":")
-            titles[Int(lens.title)].withUnsafeBufferPointer { text.raw($0) }
-            text.raw("},\"range\":")
-            let at = LSPPosition(line: Int(lens.line), character: Int(lens.character))
-            text.range(LSPRange(start: at, end: at))
-            text.raw("}")
-        }
-
-        /// The JSON array of the lenses, written here in pieces: not as the client reads it
-        /// (`JSONValue.stream`), which the one writer would do while the answers sent after
-        /// it (pulled diagnostics, a tokens delta) wait for its 8 MB at 100 MB.
-        var json: JSONValue {
-            var text = JSONText(capacity: min(lenses.count * (uri.count + 140), JSONText.pieceSize))
-            text.raw("[")
-            for (k, lens) in lenses.enumerated() {
-                if k > 0 { text.raw(",") }
-                write(lens, to: &text)
                 text.endPieceIfFull()
             }
             text.raw("]")

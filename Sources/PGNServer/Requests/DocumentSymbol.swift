@@ -148,106 +148,110 @@ extension PGNLanguageServer {
         server.capabilities.features["documentSymbolProvider"] = true
         server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
-            let encoding = context.positionEncoding
-            let hierarchical = context.session.clientCapabilities.supportsHierarchicalSymbols
-            let games = analysis.games
-            // The symbols of the games an edit left alone are taken from the last answer. Its
-            // symbols are taken out while this runs, so that new ones are added to them without
-            // a copy, and put back, those of this answer or, cancelled, the old ones.
-            var kept =
-                hierarchical ? keptOutlines.take(document.uri).flatMap { $0.encoding == encoding ? $0 : nil } : nil
-            if let old = kept, old.symbols.partCount > 2 * old.placings.count + 16 { kept = old.compacted() }
-            let alignment = kept.map { GameAlignment(games, from: $0.games) } ?? GameAlignment(games)
-            var symbols = kept?.symbols ?? PlacedJSON(parts: games.count)
-            kept?.symbols = PlacedJSON()
-            var placings: [KeptOutline.Placing] = []
-            placings.reserveCapacity(hierarchical ? games.count : 0)
-            var done = false
-            defer {
-                if hierarchical {
-                    keptOutlines[document.uri] =
-                        done
-                        ? KeptOutline(games: games, encoding: encoding, symbols: symbols, placings: placings)
-                        : kept.map {
-                            KeptOutline(games: $0.games, encoding: encoding, symbols: symbols, placings: $0.placings)
-                        }
-                }
+            // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
+            guard context.session.clientCapabilities.supportsHierarchicalSymbols else {
+                return try Self.flatSymbols(document, analysis, context)
             }
-            // Each game's outline reads its movetext again: on every core for the games that
-            // have no symbol yet (all of them the first time, the edited ones after an edit).
-            // With hierarchical symbols the outlines are kept as the symbols' text alone (8 MB
-            // less at 100 MB); without, as each game's (`DerivedValues`).
-            let unmatched = alignment.unmatched
-            let made =
-                hierarchical && unmatched.count > 256
-                ? PGNAnalyzer.mapOnEveryCore(unmatched.count) { Self.outline(of: games[unmatched[$0]].analysis) } : []
-            var nextMade = 0
-            if !hierarchical {
-                analysis.makeOnEveryCore(lacking: { !$0.derived.hasOutline }) { game in
-                    _ = game.derived.outline { Self.outline(of: game) }
-                }
-            }
-            // Each game's symbol, placed at its line: the answer is written from them as the
-            // client reads it (a 100 MB file has tens of thousands of games).
-            var placed: [(part: Int32, line: Int32)] = []
-            placed.reserveCapacity(hierarchical ? games.count : 0)
-            // Without hierarchical symbols, written as text, in pieces.
-            var text = JSONText(capacity: hierarchical ? 0 : JSONText.pieceSize)
-            text.raw("[")
-            // Games are placed in document order, each line lookup going on from the one before.
-            var line = 0
-            // Games are read in place, by their fields: a copy of one would retain its analysis,
-            // a cache miss for each game.
-            for index in games.indices {
-                if index % 1024 == 0 { try context.checkCancellation() }
-                let start = document.position(of: games[index].start, encoding: encoding, fromLine: &line)
-                if hierarchical {
-                    if let kept, let k = alignment.earlier[index], Int(kept.placings[k].character) == start.character,
-                        !kept.placings[k].untitled || k == index
-                    {
-                        placings.append(kept.placings[k])
-                    } else {
-                        let game = games[index]
-                        let outline: GameOutline
-                        if nextMade < made.count && unmatched[nextMade] == index {
-                            outline = made[nextMade]
-                            nextMade += 1
-                        } else {
-                            outline = Self.outline(of: game.analysis)
-                        }
-                        Self.writeSymbol(
-                            outline, of: game, number: index + 1, at: start, encoding, in: document, to: &symbols)
-                        placings.append(
-                            KeptOutline.Placing(
-                                part: Int32(symbols.partCount - 1), character: Int32(clamping: start.character),
-                                untitled: outline.title == nil))
-                    }
-                    placed.append((placings[index].part, Int32(clamping: start.line)))
-                } else {
-                    if index > 0 { text.raw(",") }
-                    // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
-                    let game = games[index]
-                    let a = game.analysis
-                    let outline = a.derived.outline { Self.outline(of: a) }
-                    var end = line
-                    text.raw("{\"kind\":")
-                    text.integer(SymbolKind.class.rawValue)
-                    text.raw(",\"location\":{\"range\":")
-                    text.range(
-                        LSPRange(
-                            start: start, end: document.position(of: game.end, encoding: encoding, fromLine: &end)))
-                    text.raw(",\"uri\":")
-                    text.string(document.uri)
-                    text.raw("},\"name\":")
-                    text.string(outline.title ?? "Game \(index + 1)")
-                    text.raw("}")
-                    text.endPieceIfFull()
-                }
-            }
-            done = true
-            if hierarchical { return PlacedJSON.array(symbols, placed: placed) }
-            text.raw("]")
-            return text.json
+            return try symbolTree(document, analysis, context)
         }
+    }
+
+    /// The games' `DocumentSymbol`s. Those of the games an edit left alone are taken from the
+    /// last answer (`KeptOutline`), whose symbols are taken out while this runs, so that new
+    /// ones are added to them without a copy, and put back: those of this answer or, cancelled,
+    /// the old ones.
+    func symbolTree(_ document: Document, _ analysis: DocumentAnalysis, _ context: RequestContext) throws -> JSONValue {
+        let encoding = context.positionEncoding
+        let games = analysis.games
+        var kept = keptOutlines.take(document.uri).flatMap { $0.encoding == encoding ? $0 : nil }
+        if let old = kept, old.symbols.partCount > 2 * old.placings.count + 16 { kept = old.compacted() }
+        let alignment = GameAlignment(games, from: kept?.games)
+        var symbols = kept?.symbols ?? PlacedJSON(parts: games.count)
+        kept?.symbols = PlacedJSON()
+        var placings: [KeptOutline.Placing] = []
+        placings.reserveCapacity(games.count)
+        var done = false
+        defer {
+            keptOutlines[document.uri] =
+                done
+                ? KeptOutline(games: games, encoding: encoding, symbols: symbols, placings: placings)
+                : kept.map { KeptOutline(games: $0.games, encoding: encoding, symbols: symbols, placings: $0.placings) }
+        }
+        // Each game's outline reads its movetext again: on every core for the games that have
+        // no symbol yet (all of them the first time, the edited ones after an edit). The
+        // outlines are kept as the symbols' text alone (8 MB less at 100 MB).
+        let unmatched = alignment.unmatched
+        let made =
+            unmatched.count > 256
+            ? PGNAnalyzer.mapOnEveryCore(unmatched.count) { Self.outline(of: games[unmatched[$0]].analysis) } : []
+        var nextMade = 0
+        // Each game's symbol and the line it is placed at.
+        var placed: [(part: Int32, line: Int32)] = []
+        placed.reserveCapacity(games.count)
+        // Games are placed in document order, each line lookup going on from the one before.
+        var line = 0
+        // Games are read in place, by their fields: a copy of one would retain its analysis, a
+        // cache miss for each game.
+        for index in games.indices {
+            if index % 1024 == 0 { try context.checkCancellation() }
+            let start = document.position(of: games[index].start, encoding: encoding, fromLine: &line)
+            if let kept, let k = alignment.earlier[index], Int(kept.placings[k].character) == start.character,
+                !kept.placings[k].untitled || k == index
+            {
+                placings.append(kept.placings[k])
+            } else {
+                let game = games[index]
+                let outline: GameOutline
+                if nextMade < made.count && unmatched[nextMade] == index {
+                    outline = made[nextMade]
+                    nextMade += 1
+                } else {
+                    outline = Self.outline(of: game.analysis)
+                }
+                Self.writeSymbol(outline, of: game, number: index + 1, at: start, encoding, in: document, to: &symbols)
+                placings.append(
+                    KeptOutline.Placing(
+                        part: Int32(symbols.partCount - 1), character: Int32(clamping: start.character),
+                        untitled: outline.title == nil))
+            }
+            placed.append((placings[index].part, Int32(clamping: start.line)))
+        }
+        done = true
+        return PlacedJSON.array(symbols, placed: placed)
+    }
+
+    /// The games as `SymbolInformation`, each game's outline kept in its analysis
+    /// (`DerivedValues`), written as text in pieces.
+    static func flatSymbols(
+        _ document: Document, _ analysis: DocumentAnalysis, _ context: RequestContext
+    ) throws -> JSONValue {
+        let encoding = context.positionEncoding
+        analysis.makeOnEveryCore(lacking: { !$0.derived.hasOutline }) { game in
+            _ = game.derived.outline { Self.outline(of: game) }
+        }
+        var text = JSONText(capacity: JSONText.pieceSize)
+        text.raw("[")
+        var line = 0
+        for (index, game) in analysis.games.enumerated() {
+            if index % 1024 == 0 { try context.checkCancellation() }
+            if index > 0 { text.raw(",") }
+            let a = game.analysis
+            let outline = a.derived.outline { Self.outline(of: a) }
+            let start = document.position(of: game.start, encoding: encoding, fromLine: &line)
+            var end = line
+            text.raw("{\"kind\":")
+            text.integer(SymbolKind.class.rawValue)
+            text.raw(",\"location\":{\"range\":")
+            text.range(
+                LSPRange(start: start, end: document.position(of: game.end, encoding: encoding, fromLine: &end)))
+            text.raw(",\"uri\":")
+            text.string(document.uri)
+            text.raw("},\"name\":")
+            text.string(outline.title ?? "Game \(index + 1)")
+            text.raw("}")
+            text.endPieceIfFull()
+        }
+        text.raw("]")
+        return text.json
     }
 }

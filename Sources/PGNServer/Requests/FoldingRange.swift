@@ -14,7 +14,7 @@ extension PGNLanguageServer {
             let limit = context.session.clientCapabilities.foldingRangeLimit
             // The folds counted of the games an edit left alone are taken from the last answer.
             let kept = limit == nil ? nil : keptFolds[document.uri]
-            let alignment = kept.map { GameAlignment(games, from: $0.games) } ?? GameAlignment(games)
+            let alignment = GameAlignment(games, from: kept?.games)
             // Each game's folds read its movetext again: on every core, for the games that have
             // none yet (all of them the first time, the edited ones after an edit).
             analysis.makeOnEveryCore(among: alignment.unmatched, lacking: { !$0.derived.hasFolds }) { _ = $0.folds }
@@ -72,8 +72,6 @@ extension PGNLanguageServer {
         var counts: [Int32] = []
         /// Where each game's counts end in `counts`.
         var ends: [Int32] = []
-        /// The whole document's counts by depth.
-        var totals: [Int] = []
 
         /// The counts of `games`, taken from `kept` for the games an edit left alone.
         init(_ games: [PlacedGame], _ alignment: GameAlignment, _ kept: KeptFolds?, _ context: RequestContext) throws {
@@ -89,6 +87,11 @@ extension PGNLanguageServer {
                 }
                 ends.append(Int32(clamping: counts.count))
             }
+        }
+
+        /// The whole document's counts by depth.
+        var totals: [Int] {
+            var totals: [Int] = []
             var start = 0
             for end in ends {
                 for (depth, count) in counts[start..<Int(end)].enumerated() {
@@ -97,6 +100,7 @@ extension PGNLanguageServer {
                 }
                 start = Int(end)
             }
+            return totals
         }
     }
 }
@@ -112,17 +116,15 @@ struct GameFold: Sendable {
 }
 
 extension GameAnalysis {
-    /// How many of the game's folds are at each depth: a client's limit is checked against
-    /// every game's at each request, without reading their folds.
+    /// How many of the game's folds are at each depth (kept for the next version in
+    /// `KeptFolds`, not in the game).
     var foldCounts: [Int32] {
-        derived.foldCounts {
-            var counts: [Int32] = []
-            for fold in folds {
-                while counts.count <= fold.depth { counts.append(0) }
-                counts[fold.depth] += 1
-            }
-            return counts
+        var counts: [Int32] = []
+        for fold in folds {
+            while counts.count <= fold.depth { counts.append(0) }
+            counts[fold.depth] += 1
         }
+        return counts
     }
 
     /// The game's folds, in lines from its first line: the game (depth 0), its tag section
