@@ -64,6 +64,7 @@ public final class PGNLanguageServer: Sendable {
         registerDocumentLifecycle()
         registerDiagnostics()
         registerReadingProgress()
+        registerTextSharing()
         registerHover()
         registerInlayHints()
         registerDocumentSymbols()

@@ -54,6 +54,55 @@ final class DocumentTextTests: XCTestCase {
         XCTAssertNotEqual(text, copy)
     }
 
+    /// Parts of the text as a reader copied them: lines 100–199, 1,000–5,999 (a part of more
+    /// than two pieces) and every tenth line between.
+    static func copiedParts() -> [(offset: Int, bytes: [UInt8])] {
+        var starts = [0]
+        for (offset, byte) in opened.enumerated() where byte == 0x0A { starts.append(offset + 1) }
+        let lines = [100..<200] + stride(from: 200, to: 1_000, by: 10).map { $0..<$0 + 1 } + [1_000..<6_000]
+        return lines.compactMap { lines in
+            let range = starts[lines.lowerBound]..<starts[min(lines.upperBound, starts.count - 1)]
+            return range.isEmpty ? nil : (range.lowerBound, Array(opened[range]))
+        }
+    }
+
+    func testATextSharingItsPartsReadsAndEditsAsTheText() throws {
+        let parts = Self.copiedParts()
+        let opened = DocumentText(Self.opened)
+        var text = try XCTUnwrap(opened.sharing(parts))
+        XCTAssertNil(text.whole, "the opened array is no longer held")
+        XCTAssertEqual(text, opened)
+        XCTAssertEqual(text.array, Self.opened)
+        // The text reads a part's own storage.
+        let part = parts[0]
+        let address = text.withBytes(in: part.offset..<part.offset + 10) { $0.baseAddress }
+        XCTAssertEqual(address, part.bytes.withUnsafeBufferPointer { $0.baseAddress })
+        // Edits in a part, in a gap, across both: the parts keep their bytes.
+        var expected = Self.opened
+        for (range, inserted) in [
+            (part.offset + 5..<part.offset + 9, "edited"), (10..<20, ""), (part.offset - 3..<part.offset + 3, "x"),
+            (parts.last!.offset + 70_000..<parts.last!.offset + 70_001, "é"),
+            (Self.opened.count - 20..<Self.opened.count - 20, "\n1. d4"),
+        ] {
+            text.replace(range, with: Array(inserted.utf8))
+            expected.replaceSubrange(range, with: Array(inserted.utf8))
+            XCTAssertEqual(text.array, expected)
+        }
+        XCTAssertEqual(parts[0].bytes, Array(Self.opened[part.offset..<part.offset + part.bytes.count]))
+        let last = parts.last!
+        XCTAssertEqual(last.bytes, Array(Self.opened[last.offset..<last.offset + last.bytes.count]))
+    }
+
+    func testPartsThatAreNotTheTextAreNotShared() {
+        let opened = DocumentText(Self.opened)
+        var parts = Self.copiedParts()
+        parts[3].bytes[0] ^= 1
+        XCTAssertNil(opened.sharing(parts), "a part's bytes differ")
+        XCTAssertNil(opened.sharing(Array(Self.copiedParts().reversed())), "out of order")
+        XCTAssertNil(opened.sharing([(Self.opened.count - 2, [0x0A, 0x0A, 0x0A])]), "past the end")
+        XCTAssertEqual(opened.sharing([])?.array, Self.opened, "no part: one copy of the text")
+    }
+
     func testAnEmptyTextTakesAnInsertion() {
         var text = DocumentText([])
         XCTAssertTrue(text.isEmpty)

@@ -132,6 +132,40 @@ final class LargeDocumentTests: XCTestCase {
         XCTAssertTrue(language.analyzer.hasAnalysis(of: edited))
     }
 
+    /// Once the opened text is read, the document's text shares the bytes its games' analyses
+    /// copied and the array it arrived in is let go; edits then read as on the text alone.
+    func testTheTextSharesItsGamesBytesOnceRead() async throws {
+        let client = TestClient { PGNLanguageServer(server: $0, diagnosticsDelay: .milliseconds(1)).register() }
+        try await client.initialize(positionEncodings: ["utf-16"])
+        client.open(Self.uri, Self.text)
+        _ = try await client.notification("textDocument/publishDiagnostics")
+        var waited = 0
+        while client.server.documents[Self.uri]?.content.whole != nil && waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        let shared = try XCTUnwrap(client.server.documents[Self.uri])
+        XCTAssertNil(shared.content.whole, "the opened array is let go")
+        XCTAssertEqual(shared.text, Self.text)
+        // Game 3's `Nf3` made illegal, then game 19,999's `e5` too.
+        var lines = Self.text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        for (version, line, columns, inserted) in [(2, 14, 31..<32, "K"), (3, 79_998, 25..<27, "e4")] {
+            let range = LSPRange(
+                start: LSPPosition(line: line, character: columns.lowerBound),
+                end: LSPPosition(line: line, character: columns.upperBound))
+            client.change(Self.uri, version: version, [changeEvent(range, inserted)])
+            lines[line].replaceSubrange(columns, with: Array(inserted.utf8))
+        }
+        let expected = String(decoding: Array(lines.joined(separator: [0x0A])), as: UTF8.self)
+        var published: JSONValue?
+        while published?["version"]?.intValue != 3 {
+            published = try await client.notification("textDocument/publishDiagnostics")
+        }
+        XCTAssertEqual(client.server.documents[Self.uri]?.text, expected)
+        let flagged = published?["diagnostics"]?.arrayValue?.filter { $0["code"] == "illegal-move" }
+        XCTAssertEqual(flagged?.compactMap { $0["range"]?["start"]?["line"]?.intValue }, [14, 79_998])
+    }
+
     /// A client that asks for the whole tokens and the screen's hints (Neovim 0.11, which makes
     /// no range request for tokens) is asked again for the hints only: a refresh of the tokens
     /// would make it drop the whole tokens it is waiting for and ask for them again.

@@ -38,6 +38,12 @@ public struct Document: Sendable, Hashable {
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Holds the text in `text`: the same bytes, held in other arrays (`DocumentText.sharing`).
+    public mutating func hold(_ text: DocumentText) {
+        precondition(text.count == content.count, "a text of \(text.count) bytes for one of \(content.count)")
+        content = text
+    }
+
     /// The text's bytes in one array: the array it was opened from until an edit, else a copy
     /// (100 MB for a 100 MB document: `content` reads a part without one).
     public var bytes: [UInt8] { content.array }

@@ -34,6 +34,16 @@ public struct DocumentStore: Sendable {
         return document
     }
 
+    /// Holds an open document's text in `text`, the same bytes held in other arrays
+    /// (`DocumentText.sharing`), if no change came since the text of `stamp`.
+    @discardableResult
+    public mutating func hold(_ uri: DocumentURI, at stamp: UInt64, in text: DocumentText) -> Bool {
+        guard var document = documents.removeValue(forKey: uri) else { return false }
+        if document.history.stamp == stamp { document.hold(text) }
+        documents[uri] = document
+        return document.history.stamp == stamp
+    }
+
     @discardableResult
     public mutating func close(_ uri: DocumentURI) throws(DocumentError) -> Document {
         guard let document = documents.removeValue(forKey: uri) else { throw .notOpen(uri) }

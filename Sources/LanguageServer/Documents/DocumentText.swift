@@ -1,3 +1,4 @@
+import Foundation
 import TextPositions
 
 /// A document's text as UTF-8 bytes, held in pieces of about 64 KB. An edit changes the piece
@@ -12,7 +13,7 @@ public struct DocumentText: Sendable {
     private var pieces: [ArraySlice<UInt8>]
     /// The offset just past each piece.
     private var ends: [Int]
-    /// The text as it was given, until an edit changes it.
+    /// The text as it was given, until an edit changes it or its bytes are shared (`sharing`).
     public private(set) var whole: [UInt8]?
 
     /// The size of the pieces a text is cut into; an edit that makes a piece larger than twice
@@ -128,6 +129,54 @@ public struct DocumentText: Sendable {
             index += 1
         }
         return false
+    }
+
+    /// The same text with the bytes of each part held in that part's array, whose storage the
+    /// text then shares; the bytes between the parts are copied into one array of their own.
+    /// A reader that copied the games of a large text (each game's analysis keeps its text)
+    /// shares them back, and the text it was given is freed: a 100 MB document is then held
+    /// once, not twice. Nil when a part's bytes are not the text's at its offset, or the parts
+    /// are not in order.
+    public func sharing(_ parts: [(offset: Int, bytes: [UInt8])]) -> DocumentText? {
+        var spans: [(part: Int?, range: Range<Int>)] = []
+        spans.reserveCapacity(2 * parts.count + 1)
+        var gaps: [UInt8] = []
+        var offset = 0
+        for (index, part) in parts.enumerated() where !part.bytes.isEmpty {
+            let end = part.offset + part.bytes.count
+            guard part.offset >= offset, end <= count else { return nil }
+            let equal = withBytes(in: part.offset..<end) { text in
+                part.bytes.withUnsafeBufferPointer { memcmp(text.baseAddress!, $0.baseAddress!, text.count) == 0 }
+            }
+            guard equal else { return nil }
+            if part.offset > offset {
+                let gap = gaps.count
+                withBytes(in: offset..<part.offset) { gaps.append(contentsOf: $0) }
+                spans.append((nil, gap..<gaps.count))
+            }
+            spans.append((index, 0..<part.bytes.count))
+            offset = end
+        }
+        if offset < count {
+            let gap = gaps.count
+            withBytes(in: offset..<count) { gaps.append(contentsOf: $0) }
+            spans.append((nil, gap..<gaps.count))
+        }
+        var text = DocumentText([])
+        text.whole = nil
+        text.pieces.reserveCapacity(spans.count)
+        for span in spans {
+            if let part = span.part {
+                // A part larger than an edited piece may grow is held in pieces of its array.
+                let bytes = parts[part].bytes
+                text.pieces += bytes.count > 2 * Self.pieceSize ? Self.cut(bytes[...]) : [bytes[...]]
+            } else {
+                text.pieces.append(gaps[span.range])
+            }
+        }
+        text.ends = Array(repeating: 0, count: text.pieces.count)
+        text.placePieces(from: 0, at: 0)
+        return text
     }
 
     /// Replaces the bytes of `range` with `inserted`.

@@ -67,6 +67,13 @@ public final class Server: Sendable {
     /// The open documents as they are now.
     public var documents: DocumentStore { state.withLock { $0.documents } }
 
+    /// Holds an open document's text in `text`, the same bytes held in other arrays, if no
+    /// change came since the text of `stamp` (`DocumentStore.hold`).
+    @discardableResult
+    public func hold(_ uri: DocumentURI, at stamp: UInt64, in text: DocumentText) -> Bool {
+        state.withLock { $0.documents.hold(uri, at: stamp, in: text) }
+    }
+
     /// Starts reading from the connection. `onExit` is called once, with the process exit status, after
     /// `exit` or the end of input, when all output has been written.
     public func start(onExit: @escaping @Sendable (Int32) -> Void) {

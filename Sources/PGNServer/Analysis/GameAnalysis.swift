@@ -371,15 +371,28 @@ public final class PGNAnalyzer: Sendable {
 
     private let wholeReadingHook = Mutex<(@Sendable (WholeReading) -> Void)?>(nil)
 
-    public init(incremental: Bool = true, progressBytes: Int = 10 << 20) {
+    /// Documents this large tell `onGamesRead` of their whole readings' games.
+    public let sharingBytes: Int
+
+    private let gamesReadHook = Mutex<(@Sendable (Document, [PlacedGame]) -> Void)?>(nil)
+
+    public init(incremental: Bool = true, progressBytes: Int = 10 << 20, sharingBytes: Int = 1 << 20) {
         self.incremental = incremental
         self.progressBytes = progressBytes
+        self.sharingBytes = sharingBytes
     }
 
     /// Calls `hook` when a whole reading of a document of `progressBytes` or more begins (on
     /// opening, or after a change that replaced most of the text), so that it can follow it.
     public func onWholeReading(_ hook: @escaping @Sendable (WholeReading) -> Void) {
         wholeReadingHook.withLock { $0 = hook }
+    }
+
+    /// Calls `hook` with a document of `sharingBytes` or more and its games once its whole
+    /// reading is made and kept: each game's analysis holds a copy of its text, which the
+    /// document's text may share (`DocumentText.sharing`) instead of holding the bytes twice.
+    public func onGamesRead(_ hook: @escaping @Sendable (Document, [PlacedGame]) -> Void) {
+        gamesReadHook.withLock { $0 = hook }
     }
 
     /// The analysis of a document version, computed once.
@@ -390,11 +403,13 @@ public final class PGNAnalyzer: Sendable {
         let base = earlier.last { document.history.edits(since: $0.stamp) != nil }
         var result: DocumentAnalysis
         var reread: [GameAnalysis]?
+        var readWhole = false
         if incremental, let base, let (analysis, games) = reading(document, after: base) {
             (result, reread) = (analysis, games)
         } else {
             let cache = state.withLock { $0.games }
             result = analyze(document, cache: cache)
+            readWhole = true
         }
         let stored = result
         state.withLock { state in
@@ -412,6 +427,9 @@ public final class PGNAnalyzer: Sendable {
             // After an edit: the games read again join the cache; the stale ones leave it at the
             // next trim.
             if reread.map({ state.add($0) }) != true { state.trim() }
+        }
+        if readWhole, document.length >= sharingBytes, let hook = gamesReadHook.withLock({ $0 }) {
+            hook(document, result.games)
         }
         return result
     }
