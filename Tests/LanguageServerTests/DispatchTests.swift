@@ -42,7 +42,7 @@ final class DispatchTests: XCTestCase {
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let client = TestClient { server in
-            server.registerRequest("test/whole", wholeDocument: true) { _, _ in
+            server.registerRequest("test/whole", lane: .wholeDocument) { _, _ in
                 started.signal()
                 _ = release.wait(timeout: .now() + 30)
                 return "whole"
@@ -59,6 +59,32 @@ final class DispatchTests: XCTestCase {
         for id in whole {
             let answer = try await client.response(to: id)
             XCTAssertEqual(answer, .success("whole"))
+        }
+    }
+
+    /// The outline, folds and code lenses of a large document run at a lower CPU priority than
+    /// the requests the user waits for as they type, which the kernel then serves first.
+    func testBackgroundRequestsRunAtALowerCPUPriority() async throws {
+        let client = TestClient { server in
+            for (method, lane) in [
+                ("test/place", RequestLane.place), ("test/whole", .wholeDocument), ("test/background", .background),
+            ] {
+                server.registerRequest(method, lane: lane) { _, _ in .integer(Int(BackgroundExecutor.currentNice)) }
+            }
+        }
+        try await client.initialize()
+        let place = try await client.result("test/place", [:]).intValue
+        let whole = try await client.result("test/whole", [:]).intValue
+        let background = try await client.result("test/background", [:]).intValue
+        #if os(Linux)
+            XCTAssertGreaterThanOrEqual(whole ?? 0, place ?? 0)
+            XCTAssertGreaterThan(background ?? 0, whole ?? 0, "place \(place ?? 0), whole document \(whole ?? 0)")
+        #endif
+        // Each of several at once is answered.
+        let ids = (0..<6).map { _ in client.startRequest("test/background", [:]) }
+        for id in ids {
+            let answer = try await client.response(to: id)
+            XCTAssertEqual(answer, .success(.integer(background ?? 0)))
         }
     }
 

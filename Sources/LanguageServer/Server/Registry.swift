@@ -1,13 +1,26 @@
 import Foundation
 
+/// Where a request's handler runs.
+public enum RequestLane: Sendable {
+    /// On the concurrency pool, at the default priority: the requests about one place (hover,
+    /// completion, the visible lines' hints) and the diagnostics.
+    case place
+    /// Off the pool (`OffPoolExecutor`), at `utility`: a request about the whole of a large
+    /// document that works long without waiting, which would hold a thread of the pool that the
+    /// requests about one place wait for (the semantic tokens and their delta).
+    case wholeDocument
+    /// On threads of a lower CPU priority (`BackgroundExecutor`): a request about the whole
+    /// document that the editor shows beside the text (the outline, folds, code lenses), which
+    /// leaves the cores to the requests the user waits for as they type.
+    case background
+}
+
 /// The handlers a server dispatches to, by method name. Each feature registers its own in a file of its own.
 struct Registry {
     struct RequestEntry {
         var handler: RequestHandler
         var staleOnEdit: Bool
-        var priority: TaskPriority?
-        /// A request about the whole document, run off the concurrency pool (`OffPoolExecutor`).
-        var wholeDocument: Bool
+        var lane: RequestLane
     }
 
     var requests: [String: RequestEntry] = [:]
@@ -23,17 +36,13 @@ extension Server {
     /// `ContentModified` as soon as that document changes or closes while the request runs, and the
     /// handler's token is cancelled.
     ///
-    /// A request about the whole of a large document (symbols, folds, code lenses, semantic
-    /// tokens) passes `wholeDocument`: it runs at a lower priority and off the concurrency pool
-    /// (`OffPoolExecutor`), so that the requests about one place (hover, completion, inlay hints
-    /// of the visible lines) and the diagnostics go first.
+    /// `lane`: where the handler runs (`RequestLane`).
     public func registerRequest(
-        _ method: String, staleOnEdit: Bool = true, wholeDocument: Bool = false, handler: @escaping RequestHandler
+        _ method: String, staleOnEdit: Bool = true, lane: RequestLane = .place, handler: @escaping RequestHandler
     ) {
         state.withLock {
             $0.registry.requests[method] = Registry.RequestEntry(
-                handler: handler, staleOnEdit: staleOnEdit, priority: wholeDocument ? .utility : nil,
-                wholeDocument: wholeDocument)
+                handler: handler, staleOnEdit: staleOnEdit, lane: lane)
         }
     }
 

@@ -164,18 +164,20 @@ public final class Server: Sendable {
         case .initialize:
             initialize(id: id, params: params)
         case .run(let entry, let context):
-            run(
-                entry.handler, params: params ?? .null, context: context, priority: entry.priority,
-                offPool: entry.wholeDocument)
+            run(entry.handler, params: params ?? .null, context: context, lane: entry.lane)
         }
     }
 
-    private func run(
-        _ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext, priority: TaskPriority?,
-        offPool: Bool
-    ) {
+    private func run(_ handler: @escaping RequestHandler, params: JSONValue, context: RequestContext, lane: RequestLane)
+    {
         inFlight.enter()
-        let task = Task(executorPreference: offPool ? OffPoolExecutor.shared : nil, priority: priority) { [self] in
+        let executor: (any TaskExecutor)? =
+            switch lane {
+            case .place: nil
+            case .wholeDocument: OffPoolExecutor.shared
+            case .background: BackgroundExecutor.shared
+            }
+        let task = Task(executorPreference: executor, priority: lane == .place ? nil : .utility) { [self] in
             defer { inFlight.leave() }
             let result: Result<JSONValue, ResponseError>
             do {

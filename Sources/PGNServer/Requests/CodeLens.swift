@@ -7,7 +7,7 @@ extension PGNLanguageServer {
     /// accuracy and ACPL, the evaluation graph and "Annotate game with the review".
     func registerCodeLens() {
         server.capabilities.features["codeLensProvider"] = ["resolveProvider": false]
-        server.registerRequest("textDocument/codeLens", wholeDocument: true) { [self] params, context in
+        server.registerRequest("textDocument/codeLens", lane: .background) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
             let reviews = engines.storedReviews
             // Which games have moves, taken from the last answer for those an edit left alone.

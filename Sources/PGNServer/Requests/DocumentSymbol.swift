@@ -146,7 +146,7 @@ extension PGNLanguageServer {
 
     func registerDocumentSymbols() {
         server.capabilities.features["documentSymbolProvider"] = true
-        server.registerRequest("textDocument/documentSymbol", wholeDocument: true) { [self] params, context in
+        server.registerRequest("textDocument/documentSymbol", lane: .background) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
             // A client without hierarchical symbols takes `SymbolInformation[]`: the games alone.
             guard context.session.clientCapabilities.supportsHierarchicalSymbols else {

@@ -8,7 +8,7 @@ extension PGNLanguageServer {
     /// game before any tag section, and so on inward, as far as the limit reaches.
     func registerFoldingRanges() {
         server.capabilities.features["foldingRangeProvider"] = true
-        server.registerRequest("textDocument/foldingRange", wholeDocument: true) { [self] params, context in
+        server.registerRequest("textDocument/foldingRange", lane: .background) { [self] params, context in
             let (document, analysis) = try await analysis(params, context)
             let games = analysis.games
             let limit = context.session.clientCapabilities.foldingRangeLimit

@@ -469,7 +469,7 @@ extension PGNLanguageServer {
             ],
             "full": ["delta": true], "range": true,
         ]
-        server.registerRequest("textDocument/semanticTokens/full", wholeDocument: true) { [self] params, context in
+        server.registerRequest("textDocument/semanticTokens/full", lane: .wholeDocument) { [self] params, context in
             let document = try document(params, context)
             if withholdsWholeTokens(document, context) { return .null }
             return try await wholeTokens(document, context)
@@ -477,7 +477,7 @@ extension PGNLanguageServer {
         // A delta stays with the whole-document requests: on threads of its own (tried), it
         // took the cores from pulled diagnostics and hints (their median at 100 MB, busy, from
         // 11 to 20 ms) for 10 ms less of its own.
-        server.registerRequest("textDocument/semanticTokens/full/delta", wholeDocument: true) {
+        server.registerRequest("textDocument/semanticTokens/full/delta", lane: .wholeDocument) {
             [self] params, context in
             try await delta(params, context)
         }
