@@ -9,7 +9,7 @@ struct PGNLSP: ParsableCommand {
         version: PGNLanguageServer.version,
         subcommands: [
             Serve.self, Check.self, Review.self, Import.self, Export.self, Index.self, Search.self, Explore.self,
-            Perft.self, Positions.self,
+            RepertoireCommand.self, Perft.self, Positions.self,
             JSONBenchmark.self, BenchGames.self,
         ],
         defaultSubcommand: Serve.self
