@@ -21,6 +21,8 @@ public struct Diagnostic: Sendable, Hashable {
         case openingTags = "opening-tags"
         case twinGame = "twin-game"
         case nameVariant = "name-variant"
+        case repertoireGap = "repertoire-gap"
+        case repertoireConflict = "repertoire-conflict"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

@@ -42,6 +42,12 @@ struct Settings: Sendable, Hashable {
     var boardOrientation = BoardOrientation.white
     /// With `boardOrientation` `player`: the player whose side is at the bottom in their games.
     var boardPlayer = ""
+    /// Repertoire gaps against the databases: whether, within how many plies, and the share
+    /// (percent) and number of the databases' games a reply needs.
+    var repertoireGaps = true
+    var repertoireDepth = 16
+    var repertoireMinShare = 5.0
+    var repertoireMinGames = 20
 
     var reviewPreset: ReviewPreset {
         guard reviewPresetName == "custom" else { return ReviewPreset(name: reviewPresetName) ?? .lichess }
@@ -62,7 +68,7 @@ struct Settings: Sendable, Hashable {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(nameVariants) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty) "
-            + "\(boardOrientation) \(boardPlayer)"
+            + "\(boardOrientation) \(boardPlayer) \(repertoireGaps) \(repertoireDepth) \(repertoireMinShare) \(repertoireMinGames)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -183,6 +189,15 @@ struct Settings: Sendable, Hashable {
                     } else {
                         unknown.append("\(path) (expected a string)")
                     }
+                case "repertoire.gaps": bool(value, path) { settings.repertoireGaps = $0 }
+                case "repertoire.depth": int(value, path, 1...60) { settings.repertoireDepth = $0 }
+                case "repertoire.minGames": int(value, path, 1...1_000_000_000) { settings.repertoireMinGames = $0 }
+                case "repertoire.minShare":
+                    if let number = value.doubleValue ?? value.intValue.map(Double.init), number > 0, number <= 100 {
+                        settings.repertoireMinShare = number
+                    } else {
+                        unknown.append("\(path) (expected a percentage above 0, at most 100)")
+                    }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }
@@ -201,6 +216,7 @@ struct Settings: Sendable, Hashable {
         case .openingTags: return openingTags
         case .twinGame: return twinGames
         case .nameVariant: return nameVariants
+        case .repertoireGap: return repertoireGaps
         default: return true
         }
     }

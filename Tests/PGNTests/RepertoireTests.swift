@@ -45,7 +45,8 @@ final class RepertoireTests: XCTestCase {
         XCTAssertEqual(departure.kind, .ended, "in the repertoire to its last prepared move")
         XCTAssertEqual(departure.ply, 6)
         XCTAssertEqual(departure.moveNumber, "4.")
-        XCTAssertEqual(departure.place, Repertoire.Place(chapter: 0, line: 4))
+        XCTAssertEqual(departure.place?.chapter, 0)
+        XCTAssertEqual(departure.place?.line, 4)
         // The other way round: the English's position after 2. Nc3 e6, reached from 1. d4.
         let other = Self.follow("1. Nc3 Nf6 2. c4 e6 3. d4 Bb4 *", repertoire)
         XCTAssertEqual(other.kind, .opponent, "1. Nc3 was not prepared")
@@ -64,7 +65,7 @@ final class RepertoireTests: XCTestCase {
         XCTAssertEqual(opponent.kind, .opponent)
         XCTAssertEqual(opponent.played, "Bg5")
         XCTAssertEqual(opponent.prepared.map(\.san), ["c4"])
-        XCTAssertEqual(opponent.prepared.first?.place, Repertoire.Place(chapter: 0, line: 4))
+        XCTAssertEqual(opponent.prepared.first?.place.line, 4)
         let stayed = Self.follow("1. c4 Nf6 2. Nc3 *", repertoire)
         XCTAssertEqual(stayed.kind, .stayed)
         XCTAssertEqual(stayed.ply, 3)

@@ -393,6 +393,56 @@ def test_the_novelty_inlay_hint_in_neovim_0_11(explorer_run):
     assert novelty[0]["tooltip"].endswith("reached in 1 game.")
 
 
+# A White repertoire against the explorer's database (test_lsp_explorer's five games): the gaps
+# as Neovim shows them, and the quick fix on 1. e4 applied as a user picks it.
+REPERTOIRE = '[Event "e4"]\n[Orientation "white"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n'
+REPERTOIRE_RUN = r"""
+local function run()
+  local bufnr = open("repertoire.pgn")
+  out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
+  out.gaps = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == "repertoire-gap" then
+      table.insert(out.gaps, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
+    end
+  end
+  table.sort(out.gaps, function(a, b) return a.col < b.col end)
+  local uri = vim.uri_from_bufnr(bufnr)
+  local here = { line = 3, character = 3 }
+  local actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction",
+    { textDocument = { uri = uri }, range = { start = here, ["end"] = here }, context = { diagnostics = {} } },
+    5000))[1] or {}
+  for _, action in ipairs(actions) do
+    if action.title and action.title:find("^Prepare") then
+      out.fix_title = action.title
+      vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
+    end
+  end
+  out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
+end
+"""
+
+
+def prepare_repertoire(work: pathlib.Path):
+    make_database(work / "games.ocgdb.db3")
+    (work / "repertoire.pgn").write_text(REPERTOIRE)
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
+    seen = run_neovim(tmp_path, {"engine": {"hoverMs": 0}, "repertoire": {"minGames": 1}}, version,
+                      init=PRELUDE + REPERTOIRE_RUN + EPILOGUE, prepare=prepare_repertoire)
+    assert seen.get("error") is None, seen.get("error")
+    assert seen["gaps_arrived"], seen
+    assert [(gap["lnum"], gap["col"], gap["message"]) for gap in seen["gaps"]] == [
+        (3, 3, "1... c5: 33% of 3 games — not prepared; most played answer: Nf3"),
+        (3, 23, "3... a6: 100% of 1 game — not prepared"),
+    ], seen["gaps"]
+    assert seen["gaps"][0]["severity"] == 3  # information
+    assert seen["fix_title"] == "Prepare 1... c5"
+    assert seen["line"] == "1. e4 e5 (1... c5 2. Nf3) 2. Nf3 Nc6 3. Bb5 *"
+
+
 # Completion as a user asks for it: <C-x><C-o> at the end of `2. Nf3` (Neovim 0.7 has it only
 # because the plugin sets 'omnifunc'), then what the menu holds once the answer came.
 COMPLETION_RUN = r"""

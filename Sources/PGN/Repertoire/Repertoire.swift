@@ -14,14 +14,17 @@ public struct Repertoire: Sendable {
     }
 
     /// Where something of the repertoire is written: its chapter (a game of a repertoire
-    /// file) and the line of the move, from 1 (nil for a chapter's start).
+    /// file), the line of the move, from 1, and the offset of its first byte in the game's
+    /// text (both nil for a chapter's start).
     public struct Place: Sendable, Hashable {
         public let chapter: Int
         public let line: Int?
+        public let offset: Int?
 
-        public init(chapter: Int, line: Int?) {
+        public init(chapter: Int, line: Int?, offset: Int? = nil) {
             self.chapter = chapter
             self.line = line
+            self.offset = offset
         }
     }
 
@@ -78,7 +81,7 @@ public struct Repertoire: Sendable {
         if positions[start.hash] == nil { positions[start.hash] = Place(chapter: chapter, line: nil) }
         for played in replayed.moves {
             let offset = replay.syntax.nodes[played.node].range.lowerBound - replay.base
-            let place = Place(chapter: chapter, line: replay.source.line(of: offset) + 1)
+            let place = Place(chapter: chapter, line: replay.source.line(of: offset) + 1, offset: offset)
             var entries = moves[played.before.hash] ?? []
             if !entries.contains(where: { $0.move == played.move }) {
                 entries.append(Entry(move: played.move, san: played.before.san(played.move), place: place))

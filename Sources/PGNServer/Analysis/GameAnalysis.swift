@@ -30,6 +30,8 @@ public final class GameAnalysis: Sendable {
     public let twinKey: TwinKey?
     /// The players, event and site the game names, for the file's name variants (`NameVariants`).
     public let tagNames: TagNames
+    /// The side the game is a repertoire for, when its tags name one (`Repertoire.side(of:)`).
+    public let repertoireSide: Color?
     /// The replayed moves with their positions, computed when first asked for: most games of a
     /// large file are never hovered, and positions are most of a replay's memory.
     private let replayed = Mutex<(moves: [ReplayedMove], byNode: [Int: Int])?>(nil)
@@ -67,6 +69,7 @@ public final class GameAnalysis: Sendable {
         let replay = replayer.run(keepMoves: false)
         twinKey = TwinKey(replayer)
         tagNames = TagNames(replayer)
+        repertoireSide = Repertoire.side(of: replayer)
         start = replay.start
         diagnostics = parserDiagnostics + replay.diagnostics
         hasPlayedMoves = !replay.playedNodes.isEmpty
@@ -230,6 +233,8 @@ public struct DocumentAnalysis: Sendable {
     /// other files are looked for in these, without touching every game's analysis again.
     var twinIdentities: [Int?] = []
     var twinIdentityCounts: [Int: Int] = [:]
+    /// The indices of the games that are repertoires (`GameAnalysis.repertoireSide`).
+    var repertoireGames: [Int] = []
 
     /// The game whose text holds `offset` (its end included), if any.
     public func game(at offset: Int) -> PlacedGame? {
@@ -907,7 +912,9 @@ public final class PGNAnalyzer: Sendable {
         -> DocumentAnalysis
     {
         var diagnostics = cut.outside
+        var repertoireGames: [Int] = []
         for (index, game) in games.enumerated() {
+            if game.analysis.repertoireSide != nil { repertoireGames.append(index) }
             let offset = game.start
             for local in game.analysis.diagnostics {
                 var diagnostic = local.shifted(by: offset)
@@ -925,7 +932,7 @@ public final class PGNAnalyzer: Sendable {
             uri: document.uri, version: document.version, games: games,
             diagnostics: diagnostics, outside: cut.outside, longComments: cut.longComments, parsedBytes: parsedBytes,
             stamp: document.history.stamp, length: document.length, nameFindings: nameFindings,
-            twinIdentities: identities, twinIdentityCounts: identityCounts)
+            twinIdentities: identities, twinIdentityCounts: identityCounts, repertoireGames: repertoireGames)
     }
 }
 

@@ -365,14 +365,20 @@ extension PGNLanguageServer {
     /// The databases the explorer reads for a document: the user's own (`pgn.database.path`,
     /// when the file exists), then each of `pgn.database.references`, each path once.
     func explorerSources(for uri: DocumentURI, _ context: RequestContext) -> [ExplorerSource] {
+        explorerSources(for: uri, context.session)
+    }
+
+    /// The same outside a request (diagnostics pushed after an edit); none before `initialize`.
+    func explorerSources(for uri: DocumentURI, _ session: Session?) -> [ExplorerSource] {
+        guard let session else { return [] }
         var sources: [ExplorerSource] = []
         func add(_ path: String, own: Bool) {
             let path = URL(fileURLWithPath: path).standardizedFileURL.path
             if !sources.contains(where: { $0.path == path }) { sources.append(ExplorerSource(path: path, isOwn: own)) }
         }
-        if let own = try? databasePath(for: uri, context) { add(own, own: true) }
+        if let own = try? databasePath(for: uri, session) { add(own, own: true) }
         for reference in currentSettings.databaseReferences where !reference.isEmpty {
-            if let path = try? resolveDatabasePath(reference, for: uri, context) { add(path, own: false) }
+            if let path = try? resolveDatabasePath(reference, for: uri, session) { add(path, own: false) }
         }
         return sources.filter { FileSignature.of($0.path) != nil }
     }

@@ -10,13 +10,21 @@ extension PGNLanguageServer {
     /// workspace folder), else `games.ocgdb.db3` in the first workspace folder, else beside
     /// the document. A setting with a NUL character is refused.
     func databasePath(for uri: DocumentURI, _ context: RequestContext) throws -> String {
+        try databasePath(for: uri, context.session)
+    }
+
+    func databasePath(for uri: DocumentURI, _ session: Session) throws -> String {
         let setting = currentSettings.databasePath
-        return try resolveDatabasePath(setting.isEmpty ? "games.ocgdb.db3" : setting, for: uri, context)
+        return try resolveDatabasePath(setting.isEmpty ? "games.ocgdb.db3" : setting, for: uri, session)
     }
 
     /// A database path of the settings: absolute, `~/…`, or relative to the first workspace
     /// folder (else to the document's folder). A path with a NUL character is refused.
     func resolveDatabasePath(_ setting: String, for uri: DocumentURI, _ context: RequestContext) throws -> String {
+        try resolveDatabasePath(setting, for: uri, context.session)
+    }
+
+    func resolveDatabasePath(_ setting: String, for uri: DocumentURI, _ session: Session) throws -> String {
         // A file name ends at a NUL character: the file opened would be another one.
         if setting.utf8.contains(0) {
             throw ResponseError(
@@ -29,7 +37,7 @@ extension PGNLanguageServer {
             return FileSystem.home.appendingPathComponent(String(setting.dropFirst(2))).path
         }
         let folder =
-            workspaceRoots(context.session).first
+            workspaceRoots(session).first
             ?? URL(string: uri).flatMap { $0.isFileURL ? $0.deletingLastPathComponent() : nil }
         guard let folder else {
             throw ResponseError(

@@ -29,6 +29,11 @@ extension PGNLanguageServer {
                 for diagnostic in analysis.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
                 }
+                let repertoire = await repertoireDiagnostics(
+                    analysis, document, explorerSources(for: document.uri, context))
+                for diagnostic in repertoire where settings.wants(diagnostic) && touches(diagnostic.range) {
+                    fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
+                }
                 var merges: [JSONValue] = []
                 for twin in elsewhereTwins(analysis, context.documents) where touches(twin.diagnostic.range) {
                     let lsp = lspDiagnostic(twin, document, encoding)

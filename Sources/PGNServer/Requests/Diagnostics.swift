@@ -56,14 +56,21 @@ extension PGNLanguageServer {
                 others.combine(uri)
                 others.combine(context.documents[uri]?.version)
             }
+            // Repertoire gaps change with the databases' files.
+            let sources = analysis.repertoireGames.isEmpty ? [] : explorerSources(for: document.uri, context)
+            for source in sources {
+                others.combine(source.path)
+                others.combine(FileSignature.of(source.path))
+            }
             let resultID =
                 "\(document.version)-\(currentSettings.hashValue)-\(engines.generation)-\(workspaceTwins.generation)-\(others.finalize())"
             if params["previousResultId"]?.stringValue == resultID {
                 return ["kind": "unchanged", "resultId": .string(resultID)]
             }
+            let repertoire = await repertoireDiagnostics(analysis, document, sources)
             return [
                 "kind": "full", "resultId": .string(resultID),
-                "items": diagnosticsJSON(analysis, document, context.positionEncoding),
+                "items": diagnosticsJSON(analysis, document, context.positionEncoding, repertoire: repertoire),
             ]
         }
     }
@@ -74,7 +81,9 @@ extension PGNLanguageServer {
     func publish(_ document: Document, encoding: PositionEncoding) async {
         let analysis = await analyzer.analysis(sharing: document)
         cancelStaleReviews(analysis, of: document.uri)
-        let diagnostics = diagnosticsJSON(analysis, document, encoding)
+        let repertoire = await repertoireDiagnostics(
+            analysis, document, explorerSources(for: document.uri, server.session))
+        let diagnostics = diagnosticsJSON(analysis, document, encoding, repertoire: repertoire)
         publication.withLock { _ in
             // The store drops a closed document before its observers are told, and the closing
             // clears its diagnostics under this lock: either this runs first, or it sees the close.
@@ -119,8 +128,9 @@ extension PGNLanguageServer {
 
     /// Every diagnostic of a document the settings want, and those of its reviews, as the
     /// protocol's array, written as text: a large file has thousands, sent after every edit.
-    func diagnosticsJSON(_ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding) -> JSONValue
-    {
+    func diagnosticsJSON(
+        _ analysis: DocumentAnalysis, _ document: Document, _ encoding: PositionEncoding, repertoire: [Diagnostic] = []
+    ) -> JSONValue {
         let settings = currentSettings
         var text = JSONText(capacity: 4096)
         text.raw("[")
@@ -134,6 +144,11 @@ extension PGNLanguageServer {
             text.raw(first ? "" : ",")
             first = false
             Self.write(twin, document, encoding, to: &text)
+        }
+        for diagnostic in repertoire where settings.wants(diagnostic) {
+            text.raw(first ? "" : ",")
+            first = false
+            Self.write(diagnostic, document, encoding, to: &text)
         }
         for review in reviewDiagnostics(analysis, document, encoding) {
             text.raw(first ? "" : ",")

@@ -1,0 +1,157 @@
+import ChessCore
+import GameStore
+import LanguageServer
+import PGN
+
+extension PGNLanguageServer {
+    /// What the document's repertoires (`DocumentRepertoire`) are told: conflicts, a position
+    /// the repertoire's side answers with two moves in two lines (`repertoire-conflict`), and,
+    /// against the explorer's databases, gaps: a reply played in enough of their games where
+    /// the opponent moves that no line of the repertoire answers (`repertoire-gap`), with a quick
+    /// fix that adds it and the most played answer to it. Transpositions count: a reply that
+    /// leads to a position of another line is answered.
+    func repertoireDiagnostics(
+        _ analysis: DocumentAnalysis, _ document: Document, _ sources: [ExplorerSource]
+    ) async -> [Diagnostic] {
+        guard !analysis.repertoireGames.isEmpty else { return [] }
+        let settings = currentSettings
+        return await ExplorerCenter.offPool { [self] in
+            let repertoire = DocumentRepertoire(analysis, uri: document.uri)
+            var found = Self.repertoireConflicts(repertoire)
+            if settings.repertoireGaps && !sources.isEmpty {
+                found += repertoireGaps(repertoire, sources, settings)
+            }
+            return found.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        }
+    }
+
+    /// A position the repertoire's side answers with one move in a line and another in a line
+    /// that reaches it otherwise (alternatives written at the same place, as variations of one
+    /// move, are choices, not conflicts): a warning at the later, pointing at the earlier.
+    static func repertoireConflicts(_ repertoire: DocumentRepertoire) -> [Diagnostic] {
+        struct Answer {
+            var move: Move
+            var san: String
+            var arrival: [Int?]
+            var range: Range<Int>
+            var game: Int
+        }
+        var answers: [Color: [UInt64: [Answer]]] = [:]
+        var found: [Diagnostic] = []
+        for chapter in repertoire.chapters {
+            for node in chapter.moves.keys.sorted() {
+                let placed = chapter.moves[node]!
+                let before = placed.move.before
+                guard before.turn == chapter.side else { continue }
+                let answer = Answer(
+                    move: placed.move.move, san: Self.moveName(placed.move), arrival: [chapter.game, placed.parent],
+                    range: placed.range, game: chapter.game)
+                let earlier = answers[chapter.side]?[before.hash] ?? []
+                if let other = earlier.first(where: { $0.move != answer.move && $0.arrival != answer.arrival }),
+                    !earlier.contains(where: { $0.move == answer.move })
+                {
+                    var diagnostic = Diagnostic(
+                        .repertoireConflict, .warning,
+                        "\(answer.san) here, but \(other.san) in the same position in another line",
+                        range: answer.range, game: answer.game)
+                    diagnostic.related = [
+                        Diagnostic.Related(range: other.range, message: "\(other.san): the other line's answer")
+                    ]
+                    found.append(diagnostic)
+                }
+                answers[chapter.side, default: [:]][before.hash, default: []].append(answer)
+            }
+        }
+        return found
+    }
+
+    /// Each position of the repertoire where the opponent moves, within `repertoire.depth`
+    /// plies, once (the first place it is reached), asked of the databases: the replies played
+    /// in at least `repertoire.minShare` percent and `repertoire.minGames` of their games
+    /// there that lead to no position of the repertoire.
+    func repertoireGaps(
+        _ repertoire: DocumentRepertoire, _ sources: [ExplorerSource], _ settings: Settings
+    ) -> [Diagnostic] {
+        var asked: Set<UInt64> = []
+        var found: [Diagnostic] = []
+        for chapter in repertoire.chapters {
+            guard let sideRepertoire = repertoire.repertoires[chapter.side] else { continue }
+            // The chapter's start, when the opponent moves first, then each move after which
+            // the opponent moves.
+            var places: [(position: Position, line: [Position], reached: DocumentRepertoire.PlacedMove?)] = []
+            if chapter.start.turn != chapter.side { places.append((chapter.start, [], nil)) }
+            for node in chapter.moves.keys.sorted() {
+                let placed = chapter.moves[node]!
+                guard placed.move.after.turn != chapter.side else { continue }
+                let line = repertoire.line(to: node, in: chapter)
+                guard line.count < settings.repertoireDepth else { continue }
+                places.append((placed.move.after, line, placed))
+            }
+            for (position, line, reached) in places where asked.insert(position.hash).inserted {
+                let exploration = explorer.explore(position, line: line, in: sources)
+                let total = exploration.answer.games
+                guard exploration.isComplete, total > 0 else { continue }
+                for reply in exploration.answer.continuations {
+                    guard reply.games >= settings.repertoireMinGames,
+                        Double(reply.games) * 100 >= settings.repertoireMinShare * Double(total),
+                        sideRepertoire.positions[position.playing(reply.move).hash] == nil
+                    else { continue }
+                    found.append(
+                        gap(reply, of: total, at: position, line: line, reached: reached, chapter, sources))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The gap of `reply` in `position`: where the move that reached it stands (the game's
+    /// first line at its start), and the fix that adds the reply with the most played answer.
+    private func gap(
+        _ reply: ExplorerAnswer.Continuation, of total: Int, at position: Position, line: [Position],
+        reached: DocumentRepertoire.PlacedMove?, _ chapter: DocumentRepertoire.Chapter, _ sources: [ExplorerSource]
+    ) -> Diagnostic {
+        let san = position.san(reply.move)
+        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+        let share = Figures.percent(Double(reply.games) / Double(total))
+        let games = "\(Figures.grouped(total)) game\(total == 1 ? "" : "s")"
+        var message = "\(number) \(san): \(share) of \(games) — not prepared"
+        let after = position.playing(reply.move)
+        let answers = explorer.explore(after, line: line + [position], in: sources).answer.continuations
+        var text = "\(number) \(san)"
+        if let best = answers.first {
+            let answerNumber = after.turn == .white ? "\(after.fullmoveNumber). " : ""
+            text += " \(answerNumber)\(after.san(best.move))"
+            message += "; most played answer: \(after.san(best.move))"
+        }
+        let range = reached?.range ?? chapter.firstRange
+        var fixes: [Diagnostic.Fix] = []
+        if let reached {
+            if let next = reached.next, let written = chapter.moves[next] {
+                // The line goes on with another reply: this one beside it.
+                fixes.append(
+                    Diagnostic.Fix(
+                        title: "Prepare \(number) \(san)",
+                        edits: [.init(range: written.end..<written.end, text: " (\(text))")],
+                        isPreferred: true))
+            } else {
+                fixes.append(
+                    Diagnostic.Fix(
+                        title: "Prepare \(number) \(san)",
+                        edits: [.init(range: reached.end..<reached.end, text: " \(text)")],
+                        isPreferred: true))
+            }
+        } else if let first = chapter.first, let written = chapter.moves[first] {
+            fixes.append(
+                Diagnostic.Fix(
+                    title: "Prepare \(number) \(san)",
+                    edits: [.init(range: written.end..<written.end, text: " (\(text))")],
+                    isPreferred: true))
+        }
+        return Diagnostic(.repertoireGap, .information, message, range: range, game: chapter.game, fixes: fixes)
+    }
+}
+
+extension DocumentRepertoire.Chapter {
+    /// Where a finding about the chapter's start stands: its first move, else its first tag.
+    var firstRange: Range<Int> { first.flatMap { moves[$0]?.range } ?? label }
+}

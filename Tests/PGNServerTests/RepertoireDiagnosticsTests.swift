@@ -1,0 +1,154 @@
+import Foundation
+import LanguageServer
+import TestSupport
+import XCTest
+
+/// A repertoire (a game whose `Orientation` tag names its side) told its gaps against the
+/// databases, with their quick fixes, and its conflicts; transpositions count as answered.
+final class RepertoireDiagnosticsTests: XCTestCase {
+    /// White's repertoire: 1. e4 e5 2. Nf3 Nc6 3. Bb5, and 1... Nc6 2. Nf3. Line 3.
+    static let repertoire = """
+        [Event "e4"]
+        [Orientation "white"]
+
+        1. e4 e5 (1... Nc6 2. Nf3) 2. Nf3 Nc6 3. Bb5 *
+
+        """
+
+    /// Twelve games after 1. e4: 1... e5 five times (2... Nc6 three, 2... d6 two), 1... c5 four,
+    /// 1... Nc6 three (2... e5 twice, which transposes into the repertoire, 2... d5 once). Five
+    /// reach 3. Bb5, two of them by 1... Nc6.
+    static let games: [String] = {
+        var games: [String] = []
+        func add(_ count: Int, _ result: String, _ moves: String) {
+            for k in 0..<count { games.append(game("W\(games.count)", 2000, "B\(k)", 2000, result, moves)) }
+        }
+        add(3, "1-0", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6")
+        add(2, "0-1", "1. e4 e5 2. Nf3 d6 3. d4 exd4")
+        add(4, "1/2-1/2", "1. e4 c5 2. Nf3 d6")
+        add(2, "1-0", "1. e4 Nc6 2. Nf3 e5 3. Bb5")
+        add(1, "1-0", "1. e4 Nc6 2. Nf3 d5 3. exd5")
+        return games
+    }()
+
+    static let settings: JSONValue = ["repertoire": ["minGames": 1, "minShare": 5]]
+
+    private func diagnostics(_ client: TestClient, _ uri: String) async throws -> [JSONValue] {
+        while true {
+            let published = try await client.notification("textDocument/publishDiagnostics")
+            if published?["uri"]?.stringValue == uri { return published?["diagnostics"]?.arrayValue ?? [] }
+        }
+    }
+
+    private static func prepare(_ folder: URL) throws {
+        try makeDatabase(folder.appendingPathComponent("games.ocgdb.db3").path, games: games)
+    }
+
+    func testGapsAreTheRepliesNoLineAnswersWithTheirFiguresAndFixes() async throws {
+        let literals: JSONValue = ["textDocument": ["codeAction": ["codeActionLiteralSupport": [:]]]]
+        try await withExplorer(settings: Self.settings, capabilities: literals, prepare: Self.prepare) {
+            client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let gaps = try await diagnostics(client, uri).filter { $0["code"] == "repertoire-gap" }
+            XCTAssertEqual(
+                gaps.compactMap { $0["message"]?.stringValue },
+                [
+                    "1... c5: 33% of 12 games — not prepared; most played answer: Nf3",
+                    "2... d5: 33% of 3 games — not prepared; most played answer: exd5",
+                    "2... d6: 40% of 5 games — not prepared; most played answer: d4",
+                    "3... a6: 60% of 5 games — not prepared",
+                ])
+            // 1... c5 stands at 1. e4; 2... d5 at the variation's 2. Nf3; 3... a6 at 3. Bb5.
+            XCTAssertEqual(gaps.map { $0["range"]?["start"]?["character"]?.intValue }, [3, 22, 30, 41])
+            XCTAssertEqual(gaps.first?["severity"], 3)
+            // The quick fixes, applied one by one, each on the text as it is.
+            for (character, expected) in [
+                (3, "1. e4 e5 (1... c5 2. Nf3) (1... Nc6 2. Nf3) 2. Nf3 Nc6 3. Bb5 *"),
+                (22, "1. e4 e5 (1... Nc6 2. Nf3 2... d5 3. exd5) 2. Nf3 Nc6 3. Bb5 *"),
+                (30, "1. e4 e5 (1... Nc6 2. Nf3) 2. Nf3 Nc6 (2... d6 3. d4) 3. Bb5 *"),
+                (41, "1. e4 e5 (1... Nc6 2. Nf3) 2. Nf3 Nc6 3. Bb5 3... a6 *"),
+            ] {
+                let actions =
+                    try await client.result(
+                        "textDocument/codeAction",
+                        [
+                            "textDocument": ["uri": .string(uri)], "range": range(3, character, 3, character),
+                            "context": ["diagnostics": []],
+                        ]
+                    ).arrayValue ?? []
+                let fix = try XCTUnwrap(actions.first { $0["title"]?.stringValue?.hasPrefix("Prepare") == true })
+                XCTAssertEqual(fix["kind"], "quickfix")
+                let edit = try XCTUnwrap(fix["edit"]?["changes"]?[uri]?.arrayValue?.first)
+                var lines = Self.repertoire.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                let at = try XCTUnwrap(edit["range"]?["start"]?["character"]?.intValue)
+                var line = Array(lines[3].utf8)
+                line.insert(contentsOf: Array(edit["newText"]!.stringValue!.utf8), at: at)
+                lines[3] = String(decoding: line, as: UTF8.self)
+                XCTAssertEqual(lines[3], expected)
+            }
+        }
+    }
+
+    func testNoGapsWithoutADatabaseOrWhenSwitchedOffAndNoneForOtherGames() async throws {
+        try await withExplorer(settings: Self.settings, prepare: { _ in }) { client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let found = try await diagnostics(client, uri)
+            XCTAssertEqual(found.filter { $0["code"] == "repertoire-gap" }.count, 0)
+        }
+        let off: JSONValue = ["repertoire": ["minGames": 1, "gaps": false]]
+        try await withExplorer(settings: off, prepare: Self.prepare) { client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let found = try await diagnostics(client, uri)
+            XCTAssertEqual(found.filter { $0["code"] == "repertoire-gap" }.count, 0)
+        }
+        try await withExplorer(settings: Self.settings, prepare: Self.prepare) { client, folder in
+            let uri = client.openMine(
+                folder, Self.repertoire.replacingOccurrences(of: "[Orientation \"white\"]\n", with: ""))
+            let found = try await diagnostics(client, uri)
+            XCTAssertEqual(found.filter { $0["code"] == "repertoire-gap" }.count, 0)
+        }
+    }
+
+    func testTheSameDepthLimitsTheGaps() async throws {
+        let shallow: JSONValue = ["repertoire": ["minGames": 1, "depth": 2]]
+        try await withExplorer(settings: shallow, prepare: Self.prepare) { client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let gaps = try await diagnostics(client, uri).filter { $0["code"] == "repertoire-gap" }
+            XCTAssertEqual(gaps.compactMap { $0["message"]?.stringValue?.prefix(8) }, ["1... c5:"])
+        }
+    }
+
+    /// 3. d4 after 1. e4 Nc6 2. Nf3 e5, where the other line plays 3. Bb5: a warning at d4
+    /// pointing at Bb5. 3. Bb5 (3. Bc4), alternatives at one place, is no conflict, nor is 3. Bc4
+    /// in a third line, which one of them plays.
+    func testAPositionAnsweredTwoWaysInTwoLinesIsAConflict() async throws {
+        let text = """
+            [Event "Ruy"]
+            [Orientation "white"]
+
+            1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) *
+
+            [Event "Other order"]
+            [Orientation "white"]
+
+            1. e4 Nc6 2. Nf3 e5 3. d4 *
+
+            [Event "Italian"]
+            [Orientation "white"]
+
+            1. e4 Nc6 2. Nf3 e5 3. Bc4 *
+
+            """
+        try await withExplorer(prepare: { _ in }) { client, folder in
+            let uri = client.openMine(folder, text)
+            let conflicts = try await diagnostics(client, uri).filter { $0["code"] == "repertoire-conflict" }
+            XCTAssertEqual(conflicts.count, 1)
+            let conflict = try XCTUnwrap(conflicts.first)
+            XCTAssertEqual(conflict["message"], "3. d4 here, but 3. Bb5 in the same position in another line")
+            XCTAssertEqual(conflict["severity"], 2)
+            XCTAssertEqual(conflict["range"]?["start"]?["line"], 8)
+            XCTAssertEqual(
+                conflict["relatedInformation"]?.arrayValue?.first?["location"]?["range"]?["start"]?["line"], 3)
+        }
+    }
+}
