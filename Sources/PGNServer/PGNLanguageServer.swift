@@ -23,6 +23,8 @@ public final class PGNLanguageServer: Sendable {
     let keptOutlines = KeptAnswers<KeptOutline>()
     let keptFolds = KeptAnswers<KeptFolds>()
     let keptLenses = KeptAnswers<KeptLenses>()
+    /// The repertoires the settings name, read.
+    let repertoireFiles = RepertoireFiles()
     /// The twin keys of the workspace's files, for copies of a game in another file.
     let workspaceTwins: WorkspaceTwinIndex
     /// What requests over the whole workspace left out and the log has said already.

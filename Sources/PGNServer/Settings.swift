@@ -48,6 +48,14 @@ struct Settings: Sendable, Hashable {
     var repertoireDepth = 16
     var repertoireMinShare = 5.0
     var repertoireMinGames = 20
+    /// The player's repertoire files (paths or patterns) for each side, and the player whose
+    /// games are followed through them (empty: `boardPlayer`).
+    var repertoireWhite: [String] = []
+    var repertoireBlack: [String] = []
+    var repertoirePlayer = ""
+
+    /// The name the repertoire hints follow.
+    var repertoirePlayerName: String { repertoirePlayer.isEmpty ? boardPlayer : repertoirePlayer }
 
     var reviewPreset: ReviewPreset {
         guard reviewPresetName == "custom" else { return ReviewPreset(name: reviewPresetName) ?? .lichess }
@@ -68,7 +76,7 @@ struct Settings: Sendable, Hashable {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(nameVariants) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty) "
-            + "\(boardOrientation) \(boardPlayer) \(repertoireGaps) \(repertoireDepth) \(repertoireMinShare) \(repertoireMinGames)"
+            + "\(boardOrientation) \(boardPlayer) \(repertoireGaps) \(repertoireDepth) \(repertoireMinShare) \(repertoireMinGames) \(repertoireWhite) \(repertoireBlack) \(repertoirePlayer)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -97,6 +105,14 @@ struct Settings: Sendable, Hashable {
                 apply(number)
             } else {
                 unknown.append("\(path) (expected a number of Win% points above 0, at most 100)")
+            }
+        }
+        /// A string; null is the empty one.
+        func text(_ value: JSONValue, _ path: String, _ apply: (String) -> Void) {
+            if let text = value.stringValue ?? (value.isNull ? "" : nil) {
+                apply(text)
+            } else {
+                unknown.append("\(path) (expected a string)")
             }
         }
         /// One of the names of an enumeration's cases.
@@ -181,14 +197,7 @@ struct Settings: Sendable, Hashable {
                     choice(value, path, "auto, always or never") { settings.boardImage = $0 }
                 case "board.orientation":
                     choice(value, path, "white, black, sideToMove or player") { settings.boardOrientation = $0 }
-                case "board.player":
-                    if let text = value.stringValue {
-                        settings.boardPlayer = text
-                    } else if value.isNull {
-                        settings.boardPlayer = ""
-                    } else {
-                        unknown.append("\(path) (expected a string)")
-                    }
+                case "board.player": text(value, path) { settings.boardPlayer = $0 }
                 case "repertoire.gaps": bool(value, path) { settings.repertoireGaps = $0 }
                 case "repertoire.depth": int(value, path, 1...60) { settings.repertoireDepth = $0 }
                 case "repertoire.minGames": int(value, path, 1...1_000_000_000) { settings.repertoireMinGames = $0 }
@@ -198,6 +207,16 @@ struct Settings: Sendable, Hashable {
                     } else {
                         unknown.append("\(path) (expected a percentage above 0, at most 100)")
                     }
+                case "repertoire.white", "repertoire.black":
+                    let paths = value.arrayValue?.compactMap(\.stringValue)
+                    if let paths, paths.count == value.arrayValue?.count, paths.count <= 64 {
+                        if key == "white" { settings.repertoireWhite = paths } else { settings.repertoireBlack = paths }
+                    } else if value.isNull {
+                        if key == "white" { settings.repertoireWhite = [] } else { settings.repertoireBlack = [] }
+                    } else {
+                        unknown.append("\(path) (expected an array of at most 64 paths or patterns)")
+                    }
+                case "repertoire.player": text(value, path) { settings.repertoirePlayer = $0 }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }

@@ -118,6 +118,44 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         }
     }
 
+    /// A game that looks like a repertoire (variations, or no players) and names no side gets
+    /// the actions that write its `Orientation` tag; a played game does not.
+    func testAGameIsMarkedAsARepertoireByItsOrientationTag() async throws {
+        let text = """
+            [Event "Lines"]
+
+            1. e4 e5 (1... c5 2. Nf3) 2. Nf3 *
+
+            [White "Carlsen, Magnus"]
+            [Black "Anand, Viswanathan"]
+
+            1. e4 e5 2. Nf3 *
+
+            """
+        let literals: JSONValue = ["textDocument": ["codeAction": ["codeActionLiteralSupport": [:]]]]
+        try await withExplorer(capabilities: literals, prepare: { _ in }) { client, folder in
+            let uri = client.openMine(folder, text)
+            func actions(_ line: Int) async throws -> [JSONValue] {
+                let all =
+                    try await client.result(
+                        "textDocument/codeAction",
+                        [
+                            "textDocument": ["uri": .string(uri)], "range": range(line, 3, line, 3),
+                            "context": ["diagnostics": [], "only": ["refactor.rewrite"]],
+                        ]
+                    ).arrayValue ?? []
+                return all.filter { $0["title"]?.stringValue?.hasPrefix("Mark as") == true }
+            }
+            let marks = try await actions(2)
+            XCTAssertEqual(marks.map(\.["title"]), ["Mark as White's repertoire", "Mark as Black's repertoire"])
+            XCTAssertEqual(
+                marks.first?["edit"]?["changes"]?[uri],
+                [["range": range(0, 15, 0, 15), "newText": "\n[Orientation \"white\"]"]])
+            let played = try await actions(7)
+            XCTAssertEqual(played.count, 0)
+        }
+    }
+
     /// 3. d4 after 1. e4 Nc6 2. Nf3 e5, where the other line plays 3. Bb5: a warning at d4
     /// pointing at Bb5. 3. Bb5 (3. Bc4), alternatives at one place, is no conflict, nor is 3. Bc4
     /// in a third line, which one of them plays.

@@ -394,7 +394,8 @@ def test_the_novelty_inlay_hint_in_neovim_0_11(explorer_run):
 
 
 # A White repertoire against the explorer's database (test_lsp_explorer's five games): the gaps
-# as Neovim shows them, and the quick fix on 1. e4 applied as a user picks it.
+# as Neovim shows them, the quick fix on 1. e4 applied as a user picks it, and the hint in a game
+# of the player's where it left the repertoire (the settings name the file and the player).
 REPERTOIRE = '[Event "e4"]\n[Orientation "white"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n'
 REPERTOIRE_RUN = r"""
 local function run()
@@ -419,6 +420,19 @@ local function run()
     end
   end
   out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
+
+  -- A game of the player's, against the repertoire file the settings name.
+  local games = open("played.pgn")
+  wait_diagnostics(games, nil)
+  out.played_hints = {}
+  local hints = results(vim.lsp.buf_request_sync(games, "textDocument/inlayHint",
+    { textDocument = { uri = vim.uri_from_bufnr(games) },
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = 5, character = 0 } } }, 5000))[1] or {}
+  for _, hint in ipairs(hints) do
+    if type(hint.label) == "string" and hint.label:find("repertoire", 1, true) then
+      table.insert(out.played_hints, { line = hint.position.line, label = hint.label, tooltip = hint.tooltip })
+    end
+  end
 end
 """
 
@@ -426,11 +440,14 @@ end
 def prepare_repertoire(work: pathlib.Path):
     make_database(work / "games.ocgdb.db3")
     (work / "repertoire.pgn").write_text(REPERTOIRE)
+    (work / "played.pgn").write_text('[White "Carlsen, Magnus"]\n[Black "Other"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 1-0\n')
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
-    seen = run_neovim(tmp_path, {"engine": {"hoverMs": 0}, "repertoire": {"minGames": 1}}, version,
+    settings = {"engine": {"hoverMs": 0},
+                "repertoire": {"minGames": 1, "white": ["repertoire.pgn"], "player": "carlsen"}}
+    seen = run_neovim(tmp_path, settings, version,
                       init=PRELUDE + REPERTOIRE_RUN + EPILOGUE, prepare=prepare_repertoire)
     assert seen.get("error") is None, seen.get("error")
     assert seen["gaps_arrived"], seen
@@ -441,6 +458,10 @@ def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
     assert seen["gaps"][0]["severity"] == 3  # information
     assert seen["fix_title"] == "Prepare 1... c5"
     assert seen["line"] == "1. e4 e5 (1... c5 2. Nf3) 2. Nf3 Nc6 3. Bb5 *"
+    # The player's game left the repertoire at 3. Bc4, where it plays 3. Bb5.
+    assert seen["played_hints"] == [{
+        "line": 3, "label": "⤷ repertoire: Bb5",
+        "tooltip": "You left your repertoire with 3. Bc4: it plays Bb5 here (repertoire.pgn:4, e4)."}], seen
 
 
 # Completion as a user asks for it: <C-x><C-o> at the end of `2. Nf3` (Neovim 0.7 has it only

@@ -81,6 +81,7 @@ extension PGNLanguageServer {
             }
             if allowed("refactor.rewrite") {
                 actions += await noveltyActions(document, analysis, at: wanted.lowerBound, context)
+                actions += repertoireActions(document, analysis, at: wanted.lowerBound, encoding)
             }
             actions += databaseActions(document, analysis, at: wanted.lowerBound, allowed: allowed)
             if allowed(Self.fillOpeningTagsKind) {

@@ -6,8 +6,9 @@ extension PGNLanguageServer {
     /// Inlay hints: the glyph of each NAG (`$4` → `??`), the time each move took beside its
     /// `[%clk]` (the clock itself is written there), the review's judgements, the game's
     /// opening at the end of the line where it was reached (never among the moves), and "N"
-    /// after the move that leaves the databases (`Novelty.swift`), each kind switchable in the
-    /// settings.
+    /// after the move that leaves the databases (`Novelty.swift`), and in the games of
+    /// `repertoire.player`, where each left the player's repertoire (`RepertoireFiles.swift`),
+    /// each kind switchable in the settings.
     func registerInlayHints() {
         server.capabilities.features["inlayHintProvider"] = true
         server.registerRequest("textDocument/inlayHint") { [self] params, context in
@@ -37,9 +38,17 @@ extension PGNLanguageServer {
                 analysis.games.lazy.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
                     .prefix(Self.hintedGames))
             let novelties = await novelties(shown, uri: document.uri, context)
+            let repertoires = settingsRepertoires(settings, context)
+            let player = NameKey(settings.repertoirePlayerName)
             for game in shown {
                 try context.checkCancellation()
                 let a = game.analysis
+                if !repertoires.isEmpty, !player.words.isEmpty,
+                    let left = repertoireHint(game, repertoires, player: player),
+                    wanted.contains(left.offset) || wanted.upperBound == left.offset
+                {
+                    hint(left.offset, left.label, tooltip: left.tooltip)
+                }
                 if let novelty = novelties[game.start], let mark = Self.noveltyHint(novelty, game),
                     wanted.contains(mark.offset) || wanted.upperBound == mark.offset
                 {

@@ -1,0 +1,136 @@
+import ChessCore
+import Foundation
+import LanguageServer
+import PGN
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The repertoires that `repertoire.white` and `repertoire.black` name (paths or glob
+/// patterns, relative to the first workspace folder): each file read from disk, or from its
+/// open document, into the repertoire of its side (a game whose own tags name a side goes to
+/// that one). Kept until a file, the open documents or the settings change.
+final class RepertoireFiles: Sendable {
+    private struct Kept {
+        var key: [String]
+        var repertoires: [Color: Repertoire]
+    }
+    private let kept = Locked<Kept?>(nil)
+
+    func repertoires(
+        white: [String], black: [String], base: URL?, documents: DocumentStore
+    ) -> [Color: Repertoire] {
+        var files: [(path: String, side: Color)] = []
+        for (patterns, side) in [(white, Color.white), (black, .black)] {
+            for pattern in patterns where !pattern.isEmpty {
+                for path in Self.expand(pattern, base: base) where !files.contains(where: { $0.path == path }) {
+                    files.append((path, side))
+                }
+            }
+        }
+        var key: [String] = []
+        for file in files {
+            let uri = FileURI.uri(path: Array(file.path.utf8))
+            let open = documents[uri].map { "open \($0.version)" }
+            key.append("\(file.side) \(file.path) \(open ?? FileSignature.of(file.path).map { "\($0)" } ?? "none")")
+        }
+        if let done = kept.withLock({ $0?.key == key ? $0?.repertoires : nil }) { return done }
+        var repertoires: [Color: Repertoire] = [:]
+        for file in files {
+            let uri = FileURI.uri(path: Array(file.path.utf8))
+            guard
+                let bytes = documents[uri]?.bytes
+                    ?? FileManager.default.contents(atPath: file.path).map(Array.init)
+            else { continue }
+            let source = SourceText(bytes)
+            let parser = bytes.withUnsafeBufferPointer { Parser($0) }
+            for (index, syntax) in parser.games.enumerated() {
+                let replay = GameReplay(source: source, syntax: syntax, index: index)
+                let side = Repertoire.side(of: replay) ?? file.side
+                var repertoire = repertoires[side] ?? Repertoire(side: side)
+                repertoire.add(replay, file: URL(fileURLWithPath: file.path).lastPathComponent)
+                repertoires[side] = repertoire
+            }
+        }
+        kept.withLock { $0 = Kept(key: key, repertoires: repertoires) }
+        return repertoires
+    }
+
+    /// The files a pattern names: an absolute path, `~/…`, or one relative to `base`, with the
+    /// wildcards of `glob(3)` (`*`, `?`, `[…]`), sorted.
+    static func expand(_ pattern: String, base: URL?) -> [String] {
+        var full = pattern
+        if pattern.hasPrefix("~/") {
+            full = FileSystem.home.appendingPathComponent(String(pattern.dropFirst(2))).path
+        } else if !pattern.hasPrefix("/") {
+            guard let base else { return [] }
+            full = base.appendingPathComponent(pattern).path
+        }
+        guard !full.utf8.contains(0) else { return [] }
+        #if os(Linux)
+            var found = glob_t()
+            defer { globfree(&found) }
+            guard glob(full, 0, nil, &found) == 0 else { return [] }
+            return (0..<Int(found.gl_pathc)).compactMap { found.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+        #else
+            return FileManager.default.fileExists(atPath: full) ? [full] : []
+        #endif
+    }
+}
+
+extension PGNLanguageServer {
+    /// For a game of `repertoire.player` (else `board.player`), where it left the player's
+    /// repertoire (`repertoire.white`, `repertoire.black`): an inlay hint after the move that
+    /// left it, saying who left it and what the repertoire plays there; nil when the game stayed
+    /// in it, is not the player's, or the player's side has no repertoire.
+    func repertoireHint(
+        _ game: PlacedGame, _ repertoires: [Color: Repertoire], player: NameKey
+    ) -> (offset: Int, label: String, tooltip: String)? {
+        let a = game.analysis
+        let tags = a.tagReplay
+        let side: Color
+        if NameKey(tags.tagValue("White") ?? "").isMeant(by: player) {
+            side = .white
+        } else if NameKey(tags.tagValue("Black") ?? "").isMeant(by: player) {
+            side = .black
+        } else {
+            return nil
+        }
+        guard let repertoire = repertoires[side], let start = a.start.position else { return nil }
+        let mainline = a.moves.filter { $0.depth == 0 }
+        let departure = RepertoireDeparture.follow(start: start, mainline: mainline, through: repertoire)
+        guard [.player, .opponent, .ended].contains(departure.kind), departure.ply < mainline.count else { return nil }
+        let move = mainline[departure.ply]
+        let offset = a.syntax.nodes[move.node].range.upperBound + game.start
+        let played = Self.moveName(move)
+        let prepared = departure.prepared.map(\.san).joined(separator: ", ")
+        let place =
+            departure.place.map { place in
+                let chapter = repertoire.chapters[place.chapter]
+                return " (\(chapter.file)\(place.line.map { ":\($0)" } ?? ""), \(chapter.name))"
+            } ?? ""
+        switch departure.kind {
+        case .player:
+            return (
+                offset, "⤷ repertoire: \(prepared)",
+                "You left your repertoire with \(played): it plays \(prepared) here\(place)."
+            )
+        case .opponent:
+            return (
+                offset, "⤷ not prepared",
+                "Your opponent left your repertoire with \(played): it prepares \(prepared) here\(place)."
+            )
+        default:
+            return (offset, "⤷ end of repertoire", "Your repertoire ends before \(played)\(place).")
+        }
+    }
+
+    /// The repertoires of the settings, for the document at `uri`'s workspace.
+    func settingsRepertoires(_ settings: Settings, _ context: RequestContext) -> [Color: Repertoire] {
+        guard !settings.repertoireWhite.isEmpty || !settings.repertoireBlack.isEmpty else { return [:] }
+        return repertoireFiles.repertoires(
+            white: settings.repertoireWhite, black: settings.repertoireBlack,
+            base: workspaceRoots(context.session).first, documents: context.documents)
+    }
+}
