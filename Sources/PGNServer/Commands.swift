@@ -54,6 +54,11 @@ extension PGNLanguageServer {
                 "pgn.saveAllGames", reportsProgress: true,
                 summary: "saves every game of the document to the database; answers as `pgn.saveGame`"
             ) { [self] arguments, context in try await executeDatabaseCommand("pgn.saveAllGames", arguments, context) },
+            ServerCommand(
+                "pgn.goToRepertoireGap",
+                summary:
+                    "shows a repertoire game's biggest gap (its code lens's arguments: the URI and a position) through `window/showDocument`, else says where it is; answers `{\"shown\"}`"
+            ) { [self] arguments, context in try await goToRepertoireGap(arguments, context) },
         ]
     }
 

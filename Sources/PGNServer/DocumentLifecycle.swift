@@ -29,5 +29,6 @@ extension PGNLanguageServer {
         keptOutlines.forget(uri)
         keptFolds.forget(uri)
         keptLenses.forget(uri)
+        keptRepertoireFindings.withLock { $0[uri] = nil }
     }
 }

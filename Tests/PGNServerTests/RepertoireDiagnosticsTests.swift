@@ -89,6 +89,33 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         }
     }
 
+    /// The lens above a repertoire game: of the 12 games after 1. e4, 10 leave it (1... c5
+    /// four times, 2... d6 twice, 2... d5 once, 3... a6 three times); its command shows the
+    /// biggest gap, 1... c5, where the client can be asked to.
+    func testTheCodeLensGivesTheCoverageAndGoesToTheBiggestGap() async throws {
+        let capabilities: JSONValue = ["window": ["showDocument": ["support": true]]]
+        try await withExplorer(settings: Self.settings, capabilities: capabilities, prepare: Self.prepare) {
+            client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let lenses =
+                try await client.result("textDocument/codeLens", ["textDocument": ["uri": .string(uri)]]).arrayValue
+                ?? []
+            let lens = try XCTUnwrap(lenses.first { $0["command"]?["command"] == "pgn.goToRepertoireGap" })
+            XCTAssertEqual(lens["command"]?["title"], "Repertoire: 17% of 12 games answered · biggest gap 1... c5 (4)")
+            XCTAssertEqual(lens["range"], range(0, 0, 0, 0))
+            let arguments = try XCTUnwrap(lens["command"]?["arguments"])
+            XCTAssertEqual(arguments, [.string(uri), ["line": 3, "character": 3]])
+            let id = client.startRequest(
+                "workspace/executeCommand", ["command": "pgn.goToRepertoireGap", "arguments": arguments])
+            let shown = try await client.serverRequest("window/showDocument")
+            XCTAssertEqual(shown.params?["uri"]?.stringValue, uri)
+            XCTAssertEqual(shown.params?["selection"], range(3, 3, 3, 3))
+            client.send(.response(id: shown.id, result: .success(["success": true])))
+            let answer = try await client.response(to: id)
+            XCTAssertEqual(answer, .success(["shown": true]))
+        }
+    }
+
     func testNoGapsWithoutADatabaseOrWhenSwitchedOffAndNoneForOtherGames() async throws {
         try await withExplorer(settings: Self.settings, prepare: { _ in }) { client, folder in
             let uri = client.openMine(folder, Self.repertoire)

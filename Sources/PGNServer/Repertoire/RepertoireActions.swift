@@ -32,3 +32,28 @@ extension PGNLanguageServer {
         }
     }
 }
+
+extension PGNLanguageServer {
+    /// `pgn.goToRepertoireGap`: the editor shows the place its code lens names (a client that
+    /// takes `window/showDocument`), else a message says where it is.
+    func goToRepertoireGap(_ arguments: [JSONValue], _ context: RequestContext) async throws -> JSONValue {
+        guard let uri = arguments.first?.stringValue else {
+            throw ResponseError(.invalidParams, "pgn.goToRepertoireGap takes the document URI and a position")
+        }
+        guard let line = arguments.dropFirst().first?["line"]?.intValue,
+            let character = arguments.dropFirst().first?["character"]?.intValue
+        else {
+            server.showMessage(.info, "The repertoire has no gap against the databases")
+            return ["shown": false]
+        }
+        let place: JSONValue = ["line": .integer(line), "character": .integer(character)]
+        if context.session.clientCapabilities.value(at: "window", "showDocument", "support")?.boolValue == true {
+            let answer = try? await server.sendRequest(
+                "window/showDocument",
+                params: ["uri": .string(uri), "takeFocus": true, "selection": ["start": place, "end": place]])
+            if answer?["success"]?.boolValue == true { return ["shown": true] }
+        }
+        server.showMessage(.info, "The biggest gap of the repertoire is at line \(line + 1), column \(character + 1)")
+        return ["shown": false]
+    }
+}

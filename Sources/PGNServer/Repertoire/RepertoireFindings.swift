@@ -3,26 +3,67 @@ import GameStore
 import LanguageServer
 import PGN
 
+/// What a document's repertoires are told (`PGNLanguageServer.repertoireFindings`).
+struct RepertoireFindings: Sendable {
+    var diagnostics: [Diagnostic] = []
+    /// For each repertoire game whose first position where the opponent moves the databases
+    /// know: how many of their games reach it, how many leave the repertoire by a reply it does
+    /// not answer within the depth (each position counted in the first game that reaches it,
+    /// every reply however rare), and the largest gap (`repertoire-gap`).
+    var coverage: [ChapterCoverage] = []
+}
+
+struct ChapterCoverage: Sendable {
+    var game: Int
+    var games: Int
+    var uncovered: Int
+    var biggest: (move: String, games: Int, range: Range<Int>)?
+
+    /// The share of `games` the repertoire answers, from 0 to 1.
+    var share: Double { games == 0 ? 1 : Double(max(0, games - uncovered)) / Double(games) }
+}
+
 extension PGNLanguageServer {
     /// What the document's repertoires (`DocumentRepertoire`) are told: conflicts, a position
     /// the repertoire's side answers with two moves in two lines (`repertoire-conflict`), and,
     /// against the explorer's databases, gaps: a reply played in enough of their games where
     /// the opponent moves that no line of the repertoire answers (`repertoire-gap`), with a quick
-    /// fix that adds it and the most played answer to it. Transpositions count: a reply that
-    /// leads to a position of another line is answered.
+    /// fix that adds it and the most played answer to it, and each game's coverage. Transpositions
+    /// count: a reply that leads to a position of another line is answered. Kept per document
+    /// version, settings and databases' files: diagnostics, code actions and lenses ask alike.
+    func repertoireFindings(
+        _ analysis: DocumentAnalysis, _ document: Document, _ sources: [ExplorerSource]
+    ) async -> RepertoireFindings {
+        guard !analysis.repertoireGames.isEmpty else { return RepertoireFindings() }
+        let settings = currentSettings
+        var key = Hasher()
+        key.combine(document.history.stamp)
+        key.combine(settings)
+        for source in sources {
+            key.combine(source.path)
+            key.combine(FileSignature.of(source.path))
+        }
+        let stamp = key.finalize()
+        if let kept = keptRepertoireFindings.withLock({ $0[document.uri] }), kept.key == stamp { return kept.findings }
+        let findings = await ExplorerCenter.offPool { [self] in
+            let repertoire = DocumentRepertoire(analysis, uri: document.uri)
+            var findings = RepertoireFindings(diagnostics: Self.repertoireConflicts(repertoire))
+            if settings.repertoireGaps && !sources.isEmpty {
+                let gaps = repertoireGaps(repertoire, sources, settings)
+                findings.diagnostics += gaps.diagnostics
+                findings.coverage = gaps.coverage
+            }
+            findings.diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
+            return findings
+        }
+        keptRepertoireFindings.withLock { $0[document.uri] = (stamp, findings) }
+        return findings
+    }
+
     func repertoireDiagnostics(
         _ analysis: DocumentAnalysis, _ document: Document, _ sources: [ExplorerSource]
     ) async -> [Diagnostic] {
-        guard !analysis.repertoireGames.isEmpty else { return [] }
-        let settings = currentSettings
-        return await ExplorerCenter.offPool { [self] in
-            let repertoire = DocumentRepertoire(analysis, uri: document.uri)
-            var found = Self.repertoireConflicts(repertoire)
-            if settings.repertoireGaps && !sources.isEmpty {
-                found += repertoireGaps(repertoire, sources, settings)
-            }
-            return found.sorted { $0.range.lowerBound < $1.range.lowerBound }
-        }
+        await repertoireFindings(analysis, document, sources).diagnostics
     }
 
     /// A position the repertoire's side answers with one move in a line and another in a line
@@ -71,9 +112,11 @@ extension PGNLanguageServer {
     /// there that lead to no position of the repertoire.
     func repertoireGaps(
         _ repertoire: DocumentRepertoire, _ sources: [ExplorerSource], _ settings: Settings
-    ) -> [Diagnostic] {
+    ) -> (diagnostics: [Diagnostic], coverage: [ChapterCoverage]) {
         var asked: Set<UInt64> = []
+        var totals: [UInt64: Int] = [:]
         var found: [Diagnostic] = []
+        var coverage: [ChapterCoverage] = []
         for chapter in repertoire.chapters {
             guard let sideRepertoire = repertoire.repertoires[chapter.side] else { continue }
             // The chapter's start, when the opponent moves first, then each move after which
@@ -87,21 +130,36 @@ extension PGNLanguageServer {
                 guard line.count < settings.repertoireDepth else { continue }
                 places.append((placed.move.after, line, placed))
             }
-            for (position, line, reached) in places where asked.insert(position.hash).inserted {
+            var covered = ChapterCoverage(game: chapter.game, games: 0, uncovered: 0)
+            for (position, line, reached) in places {
+                guard asked.insert(position.hash).inserted else {
+                    if covered.games == 0 { covered.games = totals[position.hash] ?? 0 }
+                    continue
+                }
                 let exploration = explorer.explore(position, line: line, in: sources)
                 let total = exploration.answer.games
                 guard exploration.isComplete, total > 0 else { continue }
-                for reply in exploration.answer.continuations {
+                totals[position.hash] = total
+                if covered.games == 0 { covered.games = total }
+                for reply in exploration.answer.continuations
+                where sideRepertoire.positions[position.playing(reply.move).hash] == nil {
+                    // Every reply the repertoire does not answer counts against its coverage;
+                    // those played enough are gaps.
+                    covered.uncovered += reply.games
                     guard reply.games >= settings.repertoireMinGames,
-                        Double(reply.games) * 100 >= settings.repertoireMinShare * Double(total),
-                        sideRepertoire.positions[position.playing(reply.move).hash] == nil
+                        Double(reply.games) * 100 >= settings.repertoireMinShare * Double(total)
                     else { continue }
-                    found.append(
-                        gap(reply, of: total, at: position, line: line, reached: reached, chapter, sources))
+                    let diagnostic = gap(reply, of: total, at: position, line: line, reached: reached, chapter, sources)
+                    found.append(diagnostic)
+                    if reply.games > covered.biggest?.games ?? 0 {
+                        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+                        covered.biggest = ("\(number) \(position.san(reply.move))", reply.games, diagnostic.range)
+                    }
                 }
             }
+            if covered.games > 0 { coverage.append(covered) }
         }
-        return found
+        return (found, coverage)
     }
 
     /// The gap of `reply` in `position`: where the move that reached it stands (the game's

@@ -1,10 +1,12 @@
 import Foundation
+import GameStore
 import LanguageServer
 import PGN
 
 extension PGNLanguageServer {
     /// Code lenses above each game with moves: "Review game", or after a review each player's
-    /// accuracy and ACPL, the evaluation graph and "Annotate game with the review".
+    /// accuracy and ACPL, the evaluation graph and "Annotate game with the review"; above a
+    /// repertoire game, the share of the databases' games it answers and its biggest gap.
     func registerCodeLens() {
         server.capabilities.features["codeLensProvider"] = ["resolveProvider": false]
         server.registerRequest("textDocument/codeLens", lane: .background) { [self] params, context in
@@ -62,6 +64,36 @@ extension PGNLanguageServer {
                     lens(at: start, index: index, title: "Review game", command: "pgn.reviewGame")
                 }
                 text.endPieceIfFull()
+            }
+            // A repertoire game's coverage, and its biggest gap to go to.
+            if !analysis.repertoireGames.isEmpty {
+                let findings = await repertoireFindings(analysis, document, explorerSources(for: document.uri, context))
+                for coverage in findings.coverage {
+                    let start = document.range(
+                        of: games[coverage.game].start..<games[coverage.game].start, encoding: context.positionEncoding
+                    ).start
+                    var title =
+                        "Repertoire: \(Figures.percent(coverage.share)) of \(Figures.grouped(coverage.games)) games answered"
+                    var arguments: [JSONValue] = [.string(document.uri)]
+                    if let biggest = coverage.biggest {
+                        title += " · biggest gap \(biggest.move) (\(Figures.grouped(biggest.games)))"
+                        let place = document.range(of: biggest.range, encoding: context.positionEncoding)
+                        arguments.append([
+                            "line": .integer(place.start.line), "character": .integer(place.start.character),
+                        ])
+                    }
+                    text.raw(first ? "" : ",")
+                    first = false
+                    text.value([
+                        "command": [
+                            "title": .string(title), "command": "pgn.goToRepertoireGap", "arguments": .array(arguments),
+                        ],
+                        "range": [
+                            "start": ["line": .integer(start.line), "character": .integer(start.character)],
+                            "end": ["line": .integer(start.line), "character": .integer(start.character)],
+                        ],
+                    ])
+                }
             }
             text.raw("]")
             return text.json
