@@ -1,4 +1,5 @@
-"""Differential test of `pgn-lsp repertoire check` against python-chess.
+"""Differential tests of repertoires against python-chess: `pgn-lsp repertoire check`, and the
+server's repertoire gaps against a database of the same games.
 
 Two repertoires are made from the lichess corpus file with python-chess: the first ten plies of
 forty games merged into one tree of nested variations for White, and of forty other games for
@@ -9,6 +10,7 @@ square: transpositions are one position) and by pgn-lsp. Both must say, for ever
 left the repertoire, at which ply, with which move, and what the repertoire had there.
 """
 import io
+import pathlib
 import json
 import subprocess
 
@@ -130,3 +132,91 @@ def test_where_each_game_left_the_repertoire_agrees_with_python_chess(tmp_path):
     assert {"player", "opponent", "ended"} <= set(kinds), kinds
     assert TRANSPOSED, "some games stay in the repertoire by transposition"
     assert made.returncode == 1, "the player left the repertoire in some games"
+
+
+def test_gaps_agree_with_a_python_chess_replay_of_the_reference_games(tmp_path):
+    """The explorer's database made from the lichess file; a White repertoire of nested variations
+    from 30 of its games, to 10 plies. Every reply the server reports as a gap (every reply of at
+    least one game: `repertoire.minGames` 1, `minShare` 0.01) must be one a python-chess replay of
+    the same games finds: at a position of the repertoire where Black moves, in the first game that
+    reaches it, a reply whose position no line reaches by any move order, with the share of the
+    games that reached the position there; and none is missing."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "e2e"))
+    from lsp_client import LSPClient
+
+    source = shared("corpus/lichess/lichess_db_1000k.pgn")
+    games = read_games(source)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    subprocess.run([str(binary()), "import", "--db", str(folder / "games.ocgdb.db3"), str(source)], check=True,
+                   capture_output=True)
+    depth = 10
+    white = chapters(games[:30], "white", 10)
+    text = "\n\n".join(str(c) for c in white) + "\n"
+    # What python-chess finds: the repertoire's positions, and where Black moves within the depth,
+    # in order, the first time each is reached.
+    positions, _ = positions_and_moves(white)
+    places = []
+    for chapter in white:
+        def walk(node, board, ply):
+            for child in node.variations:
+                board.push(child.move)
+                if board.turn == chess.BLACK and ply + 1 < depth:
+                    places.append((key(board), board.fullmove_number))
+                walk(child, board, ply + 1)
+                board.pop()
+        walk(chapter, chapter.board(), 0)
+    seen, ordered = set(), []
+    for place, number in places:
+        if place not in seen:
+            seen.add(place)
+            ordered.append((place, number))
+    totals, replies = {}, {}
+    for game in games:
+        board = game.board()
+        visited = set()
+        for ply, move in enumerate(game.mainline_moves()):
+            if ply >= 40:
+                break
+            here = key(board)
+            if here in seen and here not in visited:
+                visited.add(here)
+                totals[here] = totals.get(here, 0) + 1
+                replies.setdefault(here, {})
+                san = board.san(move)
+                board.push(move)
+                if key(board) not in positions:
+                    replies[here][san] = replies[here].get(san, 0) + 1
+                continue
+            board.push(move)
+        if key(board) in seen and key(board) not in visited:
+            totals[key(board)] = totals.get(key(board), 0) + 1
+    expected = set()
+    for place, number in ordered:
+        for san, count in replies.get(place, {}).items():
+            # Rounded half up, as the server rounds.
+            expected.add((f"{number}... {san}", totals[place], int(100 * count / totals[place] + 0.5)))
+    client = LSPClient()
+    try:
+        client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {},
+                                      "initializationOptions": {"pgn": {
+                                          "engine": {"hoverMs": 0},
+                                          "repertoire": {"minGames": 1, "minShare": 0.01, "depth": depth}}}})
+        client.notify("initialized", {})
+        uri = (folder / "white.pgn").as_uri()
+        client.open(uri, text)
+        diagnostics = client.diagnostics(uri)
+    finally:
+        client.close()
+    found = set()
+    for diagnostic in diagnostics:
+        if diagnostic.get("code") != "repertoire-gap":
+            continue
+        parsed = re.match(r"^(\d+\.\.\. \S+): (\d+)% of ([\d,]+) games? — not prepared", diagnostic["message"])
+        assert parsed, diagnostic["message"]
+        found.add((parsed.group(1), int(parsed.group(3).replace(",", "")), int(parsed.group(2))))
+    assert len(expected) > 20, expected
+    assert found == expected
