@@ -183,6 +183,34 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         }
     }
 
+    /// The player's other repertoire files (`repertoire.white`): the Sicilian answered there is
+    /// no gap here, and the Italian there is a conflict with this file's 3. Bb5.
+    func testTheOtherRepertoireFilesAnswerRepliesAndConflict() async throws {
+        let settings: JSONValue = ["repertoire": ["minGames": 1, "white": ["white-*.pgn", "mine.pgn"]]]
+        try await withExplorer(
+            settings: settings,
+            prepare: { folder in
+                try Self.prepare(folder)
+                try Self.repertoire.write(
+                    to: folder.appendingPathComponent("mine.pgn"), atomically: true, encoding: .utf8)
+                try "[Event \"Sicilian\"]\n\n1. e4 c5 2. Nf3 *\n".write(
+                    to: folder.appendingPathComponent("white-sicilian.pgn"), atomically: true, encoding: .utf8)
+                try "[Event \"Italian\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n".write(
+                    to: folder.appendingPathComponent("white-italian.pgn"), atomically: true, encoding: .utf8)
+            }
+        ) { client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            let found = try await diagnostics(client, uri)
+            let gaps = found.filter { $0["code"] == "repertoire-gap" }.compactMap { $0["message"]?.stringValue }
+            XCTAssertFalse(gaps.contains { $0.hasPrefix("1... c5") }, "\(gaps)")
+            XCTAssertEqual(gaps.count, 3)
+            let conflicts = found.filter { $0["code"] == "repertoire-conflict" }
+            XCTAssertEqual(
+                conflicts.compactMap { $0["message"]?.stringValue },
+                ["3. Bb5 here, but 3. Bc4 in the same position in white-italian.pgn:3 (Italian)"])
+        }
+    }
+
     /// 3. d4 after 1. e4 Nc6 2. Nf3 e5, where the other line plays 3. Bb5: a warning at d4
     /// pointing at Bb5. 3. Bb5 (3. Bc4), alternatives at one place, is no conflict, nor is 3. Bc4
     /// in a third line, which one of them plays.

@@ -18,13 +18,16 @@ final class RepertoireFiles: Sendable {
     }
     private let kept = Locked<Kept?>(nil)
 
+    /// The repertoires, and what they were read from (paths, sides, versions): `key` changes
+    /// when they do. `leaving`: a file left out (the document asking).
     func repertoires(
-        white: [String], black: [String], base: URL?, documents: DocumentStore
-    ) -> [Color: Repertoire] {
+        white: [String], black: [String], base: URL?, documents: DocumentStore, leaving: DocumentURI? = nil
+    ) -> (repertoires: [Color: Repertoire], key: [String]) {
         var files: [(path: String, side: Color)] = []
         for (patterns, side) in [(white, Color.white), (black, .black)] {
             for pattern in patterns where !pattern.isEmpty {
-                for path in Self.expand(pattern, base: base) where !files.contains(where: { $0.path == path }) {
+                for path in Self.expand(pattern, base: base)
+                where !files.contains(where: { $0.path == path }) && FileURI.uri(path: Array(path.utf8)) != leaving {
                     files.append((path, side))
                 }
             }
@@ -35,7 +38,7 @@ final class RepertoireFiles: Sendable {
             let open = documents[uri].map { "open \($0.version)" }
             key.append("\(file.side) \(file.path) \(open ?? FileSignature.of(file.path).map { "\($0)" } ?? "none")")
         }
-        if let done = kept.withLock({ $0?.key == key ? $0?.repertoires : nil }) { return done }
+        if let done = kept.withLock({ $0?.key == key ? $0?.repertoires : nil }) { return (done, key) }
         var repertoires: [Color: Repertoire] = [:]
         for file in files {
             let uri = FileURI.uri(path: Array(file.path.utf8))
@@ -49,12 +52,12 @@ final class RepertoireFiles: Sendable {
                 let replay = GameReplay(source: source, syntax: syntax, index: index)
                 let side = Repertoire.side(of: replay) ?? file.side
                 var repertoire = repertoires[side] ?? Repertoire(side: side)
-                repertoire.add(replay, file: URL(fileURLWithPath: file.path).lastPathComponent)
+                repertoire.add(replay, file: file.path)
                 repertoires[side] = repertoire
             }
         }
         kept.withLock { $0 = Kept(key: key, repertoires: repertoires) }
-        return repertoires
+        return (repertoires, key)
     }
 
     /// The files a pattern names: an absolute path, `~/…`, or one relative to `base`, with the
@@ -108,7 +111,8 @@ extension PGNLanguageServer {
         let place =
             departure.place.map { place in
                 let chapter = repertoire.chapters[place.chapter]
-                return " (\(chapter.file)\(place.line.map { ":\($0)" } ?? ""), \(chapter.name))"
+                let file = URL(fileURLWithPath: chapter.file).lastPathComponent
+                return " (\(file)\(place.line.map { ":\($0)" } ?? ""), \(chapter.name))"
             } ?? ""
         switch departure.kind {
         case .player:
@@ -126,11 +130,15 @@ extension PGNLanguageServer {
         }
     }
 
-    /// The repertoires of the settings, for the document at `uri`'s workspace.
-    func settingsRepertoires(_ settings: Settings, _ context: RequestContext) -> [Color: Repertoire] {
-        guard !settings.repertoireWhite.isEmpty || !settings.repertoireBlack.isEmpty else { return [:] }
+    /// The repertoires of the settings, in the first workspace folder of `session`.
+    func settingsRepertoires(
+        _ settings: Settings, _ session: Session?, _ documents: DocumentStore, leaving: DocumentURI? = nil
+    ) -> (repertoires: [Color: Repertoire], key: [String]) {
+        guard !settings.repertoireWhite.isEmpty || !settings.repertoireBlack.isEmpty, let session else {
+            return ([:], [])
+        }
         return repertoireFiles.repertoires(
             white: settings.repertoireWhite, black: settings.repertoireBlack,
-            base: workspaceRoots(context.session).first, documents: context.documents)
+            base: workspaceRoots(session).first, documents: documents, leaving: leaving)
     }
 }

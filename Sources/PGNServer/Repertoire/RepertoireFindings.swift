@@ -1,4 +1,5 @@
 import ChessCore
+import Foundation
 import GameStore
 import LanguageServer
 import PGN
@@ -36,9 +37,14 @@ extension PGNLanguageServer {
     ) async -> RepertoireFindings {
         guard !analysis.repertoireGames.isEmpty else { return RepertoireFindings() }
         let settings = currentSettings
+        // The player's other repertoire files (`repertoire.white`, `repertoire.black`): a reply
+        // one of them answers is no gap, and a position one of them answers otherwise is a
+        // conflict. This document's own file is left out of them.
+        let files = settingsRepertoires(settings, server.session, server.documents, leaving: document.uri)
         var key = Hasher()
         key.combine(document.history.stamp)
         key.combine(settings)
+        key.combine(files.key)
         for source in sources {
             key.combine(source.path)
             key.combine(FileSignature.of(source.path))
@@ -47,9 +53,11 @@ extension PGNLanguageServer {
         if let kept = keptRepertoireFindings.withLock({ $0[document.uri] }), kept.key == stamp { return kept.findings }
         let findings = await ExplorerCenter.offPool { [self] in
             let repertoire = DocumentRepertoire(analysis, uri: document.uri)
-            var findings = RepertoireFindings(diagnostics: Self.repertoireConflicts(repertoire))
+            var findings = RepertoireFindings(
+                diagnostics: Self.repertoireConflicts(repertoire)
+                    + Self.repertoireConflicts(repertoire, files.repertoires))
             if settings.repertoireGaps && !sources.isEmpty {
-                let gaps = repertoireGaps(repertoire, sources, settings)
+                let gaps = repertoireGaps(repertoire, files.repertoires, sources, settings)
                 findings.diagnostics += gaps.diagnostics
                 findings.coverage = gaps.coverage
             }
@@ -106,12 +114,40 @@ extension PGNLanguageServer {
         return found
     }
 
+    /// A position the document's repertoire answers with one move where a file of the player's
+    /// repertoire (`files`) answers it with none of the same: a warning at the document's move,
+    /// naming the file's place.
+    static func repertoireConflicts(_ repertoire: DocumentRepertoire, _ files: [Color: Repertoire]) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for chapter in repertoire.chapters {
+            guard let other = files[chapter.side] else { continue }
+            for node in chapter.moves.keys.sorted() {
+                let placed = chapter.moves[node]!
+                let before = placed.move.before
+                guard before.turn == chapter.side, let written = other.moves[before.hash], !written.isEmpty,
+                    !written.contains(where: { $0.move == placed.move.move })
+                else { continue }
+                let place = written[0].place
+                let file = other.chapters[place.chapter]
+                let number = PGNWriter.moveNumber(before.fullmoveNumber, black: before.turn == .black)
+                found.append(
+                    Diagnostic(
+                        .repertoireConflict, .warning,
+                        "\(moveName(placed.move)) here, but \(number) \(written[0].san) in the same position in "
+                            + "\(URL(fileURLWithPath: file.file).lastPathComponent):\(place.line ?? 1) (\(file.name))",
+                        range: placed.range, game: chapter.game))
+            }
+        }
+        return found
+    }
+
     /// Each position of the repertoire where the opponent moves, within `repertoire.depth`
     /// plies, once (the first place it is reached), asked of the databases: the replies played
     /// in at least `repertoire.minShare` percent and `repertoire.minGames` of their games
     /// there that lead to no position of the repertoire.
     func repertoireGaps(
-        _ repertoire: DocumentRepertoire, _ sources: [ExplorerSource], _ settings: Settings
+        _ repertoire: DocumentRepertoire, _ files: [Color: Repertoire], _ sources: [ExplorerSource],
+        _ settings: Settings
     ) -> (diagnostics: [Diagnostic], coverage: [ChapterCoverage]) {
         var asked: Set<UInt64> = []
         var totals: [UInt64: Int] = [:]
@@ -141,8 +177,10 @@ extension PGNLanguageServer {
                 guard exploration.isComplete, total > 0 else { continue }
                 totals[position.hash] = total
                 if covered.games == 0 { covered.games = total }
-                for reply in exploration.answer.continuations
-                where sideRepertoire.positions[position.playing(reply.move).hash] == nil {
+                for reply in exploration.answer.continuations {
+                    let target = position.playing(reply.move).hash
+                    guard sideRepertoire.positions[target] == nil, files[chapter.side]?.positions[target] == nil
+                    else { continue }
                     // Every reply the repertoire does not answer counts against its coverage;
                     // those played enough are gaps.
                     covered.uncovered += reply.games

@@ -38,7 +38,7 @@ extension PGNLanguageServer {
                 analysis.games.lazy.filter { $0.range.overlaps(wanted) || $0.range.upperBound == wanted.lowerBound }
                     .prefix(Self.hintedGames))
             let novelties = await novelties(shown, uri: document.uri, context)
-            let repertoires = settingsRepertoires(settings, context)
+            let repertoires = settingsRepertoires(settings, context.session, context.documents).repertoires
             let player = NameKey(settings.repertoirePlayerName)
             for game in shown {
                 try context.checkCancellation()
