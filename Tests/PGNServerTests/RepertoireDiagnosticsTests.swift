@@ -116,6 +116,43 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         }
     }
 
+    /// The second fix of a gap: the reply with Stockfish's answer, written through the client.
+    func testAGapIsPreparedWithTheEnginesAnswer() async throws {
+        let stockfish = "/usr/games/stockfish"
+        guard FileManager.default.isExecutableFile(atPath: stockfish) else {
+            throw XCTSkip("Stockfish is installed by scripts/bootstrap")
+        }
+        let settings: JSONValue = [
+            "repertoire": ["minGames": 1], "engine": ["path": .string(stockfish), "hoverMs": 0], "review": ["depth": 6],
+        ]
+        let capabilities: JSONValue = [
+            "textDocument": ["codeAction": ["codeActionLiteralSupport": [:]]], "workspace": ["applyEdit": true],
+        ]
+        try await withExplorer(settings: settings, capabilities: capabilities, prepare: Self.prepare) {
+            client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            _ = try await diagnostics(client, uri)
+            let actions =
+                try await client.result(
+                    "textDocument/codeAction",
+                    ["textDocument": ["uri": .string(uri)], "range": range(3, 3, 3, 3), "context": ["diagnostics": []]]
+                ).arrayValue ?? []
+            let engine = try XCTUnwrap(actions.first { $0["title"] == "Prepare 1... c5 with the engine's answer" })
+            XCTAssertEqual(engine["kind"], "quickfix")
+            let command = try XCTUnwrap(engine["command"])
+            let id = client.startRequest(
+                "workspace/executeCommand", ["command": command["command"]!, "arguments": command["arguments"]!])
+            let apply = try await client.serverRequest("workspace/applyEdit")
+            let edit = try XCTUnwrap(apply.params?["edit"]?["changes"]?[uri]?.arrayValue?.first)
+            XCTAssertEqual(edit["range"], range(3, 8, 3, 8))
+            let written = try XCTUnwrap(edit["newText"]?.stringValue)
+            XCTAssertTrue(written.hasPrefix(" (1... c5 2. ") && written.hasSuffix(")"), written)
+            client.send(.response(id: apply.id, result: .success(["applied": true])))
+            let answer = try await client.response(to: id)
+            XCTAssertEqual(answer, .success(["applied": true]))
+        }
+    }
+
     func testNoGapsWithoutADatabaseOrWhenSwitchedOffAndNoneForOtherGames() async throws {
         try await withExplorer(settings: Self.settings, prepare: { _ in }) { client, folder in
             let uri = client.openMine(folder, Self.repertoire)

@@ -1,4 +1,5 @@
 import ChessCore
+import Engine
 import LanguageServer
 import PGN
 
@@ -55,5 +56,61 @@ extension PGNLanguageServer {
         }
         server.showMessage(.info, "The biggest gap of the repertoire is at line \(line + 1), column \(character + 1)")
         return ["shown": false]
+    }
+}
+
+extension PGNLanguageServer {
+    /// The code action that prepares a gap's reply with the engine's answer to it, beside the
+    /// quick fix that takes the databases' most played answer.
+    func engineGapActions(
+        _ findings: RepertoireFindings, touching: (Range<Int>) -> Bool, _ document: Document,
+        _ encoding: PositionEncoding
+    ) -> [JSONValue] {
+        findings.plans.filter { touching($0.range) }.map { plan in
+            let start = document.range(of: plan.range, encoding: encoding).start
+            let title = "Prepare \(plan.reply) with the engine's answer"
+            return [
+                "title": .string(title), "kind": "quickfix",
+                "command": [
+                    "title": .string(title), "command": "pgn.prepareRepertoireGap",
+                    "arguments": [
+                        .string(document.uri), ["line": .integer(start.line), "character": .integer(start.character)],
+                        .string(plan.reply),
+                    ],
+                ],
+            ]
+        }
+    }
+
+    /// `pgn.prepareRepertoireGap`: the engine's answer to a gap's reply (at `review.depth` or
+    /// `review.movetime`), written with the reply into the repertoire through the client.
+    func prepareRepertoireGap(_ arguments: [JSONValue], _ context: RequestContext) async throws -> JSONValue {
+        guard arguments.count == 3, let uri = arguments[0].stringValue, let line = arguments[1]["line"]?.intValue,
+            let character = arguments[1]["character"]?.intValue, let reply = arguments[2].stringValue
+        else {
+            throw ResponseError(
+                .invalidParams, "pgn.prepareRepertoireGap takes the document URI, the gap's position and its reply")
+        }
+        let document = try context.document(uri)
+        let analysis = await analyzer.analysis(sharing: document)
+        let findings = await repertoireFindings(analysis, document, explorerSources(for: uri, context))
+        let offset = document.offset(
+            of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
+        guard let plan = findings.plans.first(where: { $0.range.lowerBound == offset && $0.reply == reply }) else {
+            throw ResponseError(.invalidParams, "the repertoire has no gap \(reply) there any more")
+        }
+        let settings = currentSettings
+        let analysed: PositionAnalysis?
+        do {
+            analysed = try await engines.pool(settings).analyse(plan.after, limit: settings.reviewLimit)
+        } catch {
+            throw ResponseError(.requestFailed, "the engine could not answer \(reply): \(error)")
+        }
+        guard let best = analysed?.bestMove ?? analysed?.best?.moves.first else {
+            throw ResponseError(.requestFailed, "the engine gave no move after \(reply)")
+        }
+        let text = plan.reply + " " + GapPlan.answer(best, in: plan.after)
+        return try await applyEdit(
+            "Prepare \(reply)", workspaceEdit(document, [plan.edit(text)], context.positionEncoding), context)
     }
 }

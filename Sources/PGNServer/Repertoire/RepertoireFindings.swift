@@ -12,6 +12,8 @@ struct RepertoireFindings: Sendable {
     /// not answer within the depth (each position counted in the first game that reaches it,
     /// every reply however rare), and the largest gap (`repertoire-gap`).
     var coverage: [ChapterCoverage] = []
+    /// Where each gap's reply would go, in the gaps' order.
+    var plans: [GapPlan] = []
 }
 
 struct ChapterCoverage: Sendable {
@@ -60,6 +62,7 @@ extension PGNLanguageServer {
                 let gaps = repertoireGaps(repertoire, files.repertoires, sources, settings)
                 findings.diagnostics += gaps.diagnostics
                 findings.coverage = gaps.coverage
+                findings.plans = gaps.plans
             }
             findings.diagnostics.sort { $0.range.lowerBound < $1.range.lowerBound }
             return findings
@@ -148,7 +151,8 @@ extension PGNLanguageServer {
     func repertoireGaps(
         _ repertoire: DocumentRepertoire, _ files: [Color: Repertoire], _ sources: [ExplorerSource],
         _ settings: Settings
-    ) -> (diagnostics: [Diagnostic], coverage: [ChapterCoverage]) {
+    ) -> (diagnostics: [Diagnostic], coverage: [ChapterCoverage], plans: [GapPlan]) {
+        var plans: [GapPlan] = []
         var asked: Set<UInt64> = []
         var totals: [UInt64: Int] = [:]
         var found: [Diagnostic] = []
@@ -187,8 +191,10 @@ extension PGNLanguageServer {
                     guard reply.games >= settings.repertoireMinGames,
                         Double(reply.games) * 100 >= settings.repertoireMinShare * Double(total)
                     else { continue }
-                    let diagnostic = gap(reply, of: total, at: position, line: line, reached: reached, chapter, sources)
+                    let (diagnostic, plan) = gap(
+                        reply, of: total, at: position, line: line, reached: reached, chapter, sources)
                     found.append(diagnostic)
+                    if let plan { plans.append(plan) }
                     if reply.games > covered.biggest?.games ?? 0 {
                         let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
                         covered.biggest = ("\(number) \(position.san(reply.move))", reply.games, diagnostic.range)
@@ -197,15 +203,16 @@ extension PGNLanguageServer {
             }
             if covered.games > 0 { coverage.append(covered) }
         }
-        return (found, coverage)
+        return (found, coverage, plans)
     }
 
     /// The gap of `reply` in `position`: where the move that reached it stands (the game's
-    /// first line at its start), and the fix that adds the reply with the most played answer.
+    /// first line at its start), the fix that adds the reply with the most played answer, and
+    /// where the reply goes with an answer of the engine's (`GapPlan`).
     private func gap(
         _ reply: ExplorerAnswer.Continuation, of total: Int, at position: Position, line: [Position],
         reached: DocumentRepertoire.PlacedMove?, _ chapter: DocumentRepertoire.Chapter, _ sources: [ExplorerSource]
-    ) -> Diagnostic {
+    ) -> (Diagnostic, GapPlan?) {
         let san = position.san(reply.move)
         let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
         let share = Figures.percent(Double(reply.games) / Double(total))
@@ -215,35 +222,51 @@ extension PGNLanguageServer {
         let answers = explorer.explore(after, line: line + [position], in: sources).answer.continuations
         var text = "\(number) \(san)"
         if let best = answers.first {
-            let answerNumber = after.turn == .white ? "\(after.fullmoveNumber). " : ""
-            text += " \(answerNumber)\(after.san(best.move))"
+            text += " " + GapPlan.answer(best.move, in: after)
             message += "; most played answer: \(after.san(best.move))"
         }
         let range = reached?.range ?? chapter.firstRange
-        var fixes: [Diagnostic.Fix] = []
+        // Beside the line's reply when it goes on, else as its continuation.
+        var plan: GapPlan?
         if let reached {
             if let next = reached.next, let written = chapter.moves[next] {
-                // The line goes on with another reply: this one beside it.
-                fixes.append(
-                    Diagnostic.Fix(
-                        title: "Prepare \(number) \(san)",
-                        edits: [.init(range: written.end..<written.end, text: " (\(text))")],
-                        isPreferred: true))
+                plan = GapPlan(range: range, reply: "\(number) \(san)", after: after, at: written.end, beside: true)
             } else {
-                fixes.append(
-                    Diagnostic.Fix(
-                        title: "Prepare \(number) \(san)",
-                        edits: [.init(range: reached.end..<reached.end, text: " \(text)")],
-                        isPreferred: true))
+                plan = GapPlan(range: range, reply: "\(number) \(san)", after: after, at: reached.end, beside: false)
             }
         } else if let first = chapter.first, let written = chapter.moves[first] {
-            fixes.append(
-                Diagnostic.Fix(
-                    title: "Prepare \(number) \(san)",
-                    edits: [.init(range: written.end..<written.end, text: " (\(text))")],
-                    isPreferred: true))
+            plan = GapPlan(range: range, reply: "\(number) \(san)", after: after, at: written.end, beside: true)
         }
-        return Diagnostic(.repertoireGap, .information, message, range: range, game: chapter.game, fixes: fixes)
+        let fixes = plan.map {
+            [Diagnostic.Fix(title: "Prepare \($0.reply)", edits: [$0.edit(text)], isPreferred: true)]
+        }
+        return (
+            Diagnostic(.repertoireGap, .information, message, range: range, game: chapter.game, fixes: fixes ?? []),
+            plan
+        )
+    }
+}
+
+/// Where a gap's reply goes into the repertoire, for an answer of the engine's
+/// (`pgn.prepareRepertoireGap`).
+struct GapPlan: Sendable {
+    /// The gap's diagnostic's range, and the reply as written (`1... c5`).
+    var range: Range<Int>
+    var reply: String
+    /// The position after the reply.
+    var after: Position
+    /// Where it goes: after a move, as a variation beside the line's reply, or as its continuation.
+    var at: Int
+    var beside: Bool
+
+    /// The edit that writes `text` (the reply and an answer) there.
+    func edit(_ text: String) -> Diagnostic.Edit {
+        Diagnostic.Edit(range: at..<at, text: beside ? " (\(text))" : " \(text)")
+    }
+
+    /// An answer as written after the reply: with its move number when White plays it.
+    static func answer(_ move: Move, in position: Position) -> String {
+        (position.turn == .white ? "\(position.fullmoveNumber). " : "") + position.san(move)
     }
 }
 

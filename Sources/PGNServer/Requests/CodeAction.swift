@@ -20,6 +20,7 @@ extension PGNLanguageServer {
             func allowed(_ kind: String) -> Bool { only.map { $0.contains { kind.hasPrefix($0) } } ?? true }
             let settings = currentSettings
             var actions: [JSONValue] = []
+            var engineFixes: [JSONValue] = []
             if allowed("quickfix") {
                 func touches(_ r: Range<Int>) -> Bool {
                     r.overlaps(wanted) || r.contains(wanted.lowerBound) || r.upperBound == wanted.lowerBound
@@ -29,10 +30,13 @@ extension PGNLanguageServer {
                 for diagnostic in analysis.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
                 }
-                let repertoire = await repertoireDiagnostics(
+                let repertoire = await repertoireFindings(
                     analysis, document, explorerSources(for: document.uri, context))
-                for diagnostic in repertoire where settings.wants(diagnostic) && touches(diagnostic.range) {
+                for diagnostic in repertoire.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
+                }
+                if settings.repertoireGaps {
+                    engineFixes = engineGapActions(repertoire, touching: touches, document, encoding)
                 }
                 var merges: [JSONValue] = []
                 for twin in elsewhereTwins(analysis, context.documents) where touches(twin.diagnostic.range) {
@@ -51,6 +55,7 @@ extension PGNLanguageServer {
                     }
                 }
                 actions += merges
+                actions += engineFixes
             }
             if allowed("refactor.rewrite"), let index = analysis.gameIndex(at: wanted.lowerBound),
                 case let game = analysis.games[index], game.analysis.hasPlayedMoves
