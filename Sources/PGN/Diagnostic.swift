@@ -23,6 +23,7 @@ public struct Diagnostic: Sendable, Hashable {
         case nameVariant = "name-variant"
         case repertoireGap = "repertoire-gap"
         case repertoireConflict = "repertoire-conflict"
+        case repertoireMistake = "repertoire-mistake"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

@@ -60,6 +60,11 @@ extension PGNLanguageServer {
                     "shows a repertoire game's biggest gap (its code lens's arguments: the URI and a position) through `window/showDocument`, else says where it is; answers `{\"shown\"}`"
             ) { [self] arguments, context in try await goToRepertoireGap(arguments, context) },
             ServerCommand(
+                "pgn.reviewRepertoire",
+                summary:
+                    "judges with the engine every move of the repertoire's side in every line of the document's repertoire games (`repertoire-mistake` warnings); arguments: the URI; answers `{\"moves\", \"errors\"}`"
+            ) { [self] arguments, context in try await reviewRepertoire(arguments, context) },
+            ServerCommand(
                 "pgn.prepareRepertoireGap",
                 summary:
                     "writes a repertoire gap's reply with the engine's answer to it (at `review.depth`) into the repertoire; arguments: the URI, the gap's position and its reply (`1... c5`); answers as `workspace/applyEdit`"

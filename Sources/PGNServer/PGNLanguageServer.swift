@@ -25,6 +25,8 @@ public final class PGNLanguageServer: Sendable {
     let keptLenses = KeptAnswers<KeptLenses>()
     /// The repertoires the settings name, read.
     let repertoireFiles = RepertoireFiles()
+    /// The engine's verdicts on repertoire moves (`pgn.reviewRepertoire`).
+    let repertoireVerdicts = RepertoireVerdicts()
     /// Each open document's last repertoire findings, with what they were made from.
     let keptRepertoireFindings = Locked<[DocumentURI: (key: Int, findings: RepertoireFindings)]>([:])
     /// The twin keys of the workspace's files, for copies of a game in another file.

@@ -153,6 +153,41 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         }
     }
 
+    /// The lens "Check the repertoire with the engine": every move of White's judged, and
+    /// 3. Qxe5+, which loses the queen, a warning with the engine's move.
+    func testTheEngineJudgesEveryMoveOfTheRepertoiresSide() async throws {
+        let stockfish = "/usr/games/stockfish"
+        guard FileManager.default.isExecutableFile(atPath: stockfish) else {
+            throw XCTSkip("Stockfish is installed by scripts/bootstrap")
+        }
+        let text = "[Event \"Early queen\"]\n[Orientation \"white\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxe5+ (3. Bc4) *\n"
+        let settings: JSONValue = ["engine": ["path": .string(stockfish), "hoverMs": 0], "review": ["depth": 8]]
+        try await withExplorer(settings: settings, prepare: { _ in }) { client, folder in
+            let uri = client.openMine(folder, text)
+            _ = try await diagnostics(client, uri)
+            let lenses =
+                try await client.result("textDocument/codeLens", ["textDocument": ["uri": .string(uri)]]).arrayValue
+                ?? []
+            let lens = try XCTUnwrap(lenses.first { $0["command"]?["command"] == "pgn.reviewRepertoire" }, "\(lenses)")
+            XCTAssertEqual(lens["command"]?["title"], "Check the repertoire with the engine")
+            let answer = try await client.result(
+                "workspace/executeCommand",
+                ["command": "pgn.reviewRepertoire", "arguments": lens["command"]?["arguments"] ?? []])
+            XCTAssertEqual(answer["moves"], 4)
+            XCTAssertGreaterThanOrEqual(answer["errors"]?.intValue ?? 0, 1)
+            var mistakes: [JSONValue] = []
+            while mistakes.isEmpty {
+                mistakes = try await diagnostics(client, uri).filter { $0["code"] == "repertoire-mistake" }
+            }
+            let blunder = try XCTUnwrap(mistakes.first { $0["range"]?["start"]?["character"] == 23 }, "\(mistakes)")
+            XCTAssertTrue(
+                blunder["message"]?.stringValue?.hasPrefix("3. Qxe5+: a blunder for the engine (") == true,
+                "\(blunder)")
+            XCTAssertEqual(blunder["severity"], 2)
+            XCTAssertFalse(mistakes.contains { $0["range"]?["start"]?["character"] == 3 }, "1. e4 is no mistake")
+        }
+    }
+
     func testNoGapsWithoutADatabaseOrWhenSwitchedOffAndNoneForOtherGames() async throws {
         try await withExplorer(settings: Self.settings, prepare: { _ in }) { client, folder in
             let uri = client.openMine(folder, Self.repertoire)

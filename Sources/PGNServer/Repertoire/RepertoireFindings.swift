@@ -47,6 +47,7 @@ extension PGNLanguageServer {
         key.combine(document.history.stamp)
         key.combine(settings)
         key.combine(files.key)
+        key.combine(repertoireVerdicts.generation)
         for source in sources {
             key.combine(source.path)
             key.combine(FileSignature.of(source.path))
@@ -57,7 +58,8 @@ extension PGNLanguageServer {
             let repertoire = DocumentRepertoire(analysis, uri: document.uri)
             var findings = RepertoireFindings(
                 diagnostics: Self.repertoireConflicts(repertoire)
-                    + Self.repertoireConflicts(repertoire, files.repertoires))
+                    + Self.repertoireConflicts(repertoire, files.repertoires) + repertoireMistakes(repertoire, settings)
+            )
             if settings.repertoireGaps && !sources.isEmpty {
                 let gaps = repertoireGaps(repertoire, files.repertoires, sources, settings)
                 findings.diagnostics += gaps.diagnostics

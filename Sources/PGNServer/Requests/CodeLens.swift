@@ -65,7 +65,25 @@ extension PGNLanguageServer {
                 }
                 text.endPieceIfFull()
             }
-            // A repertoire game's coverage, and its biggest gap to go to.
+            // A repertoire game's check by the engine, its coverage, and its biggest gap to go to.
+            for index in analysis.repertoireGames {
+                let start = document.range(
+                    of: games[index].start..<games[index].start, encoding: context.positionEncoding
+                )
+                .start
+                text.raw(first ? "" : ",")
+                first = false
+                text.value([
+                    "command": [
+                        "title": "Check the repertoire with the engine", "command": "pgn.reviewRepertoire",
+                        "arguments": [.string(document.uri)],
+                    ],
+                    "range": [
+                        "start": ["line": .integer(start.line), "character": .integer(start.character)],
+                        "end": ["line": .integer(start.line), "character": .integer(start.character)],
+                    ],
+                ])
+            }
             if !analysis.repertoireGames.isEmpty {
                 let findings = await repertoireFindings(analysis, document, explorerSources(for: document.uri, context))
                 for coverage in findings.coverage {
