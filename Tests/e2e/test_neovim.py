@@ -414,12 +414,20 @@ local function run()
     { textDocument = { uri = uri }, range = { start = here, ["end"] = here }, context = { diagnostics = {} } },
     5000))[1] or {}
   for _, action in ipairs(actions) do
-    if action.title and action.title:find("^Prepare") then
+    -- The fix with the databases' answer (the engine's runs a command).
+    if out.fix_title == nil and action.edit and action.title and action.title:find("^Prepare") then
       out.fix_title = action.title
       vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
     end
   end
   out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
+  -- The code lenses above the repertoire game, as vim.lsp.codelens asks for them.
+  out.lenses = {}
+  local lenses = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens",
+    { textDocument = { uri = uri } }, 5000))[1] or {}
+  for _, lens in ipairs(lenses) do
+    if lens.command and lens.command.command:find("Repertoire") then table.insert(out.lenses, lens.command.title) end
+  end
 
   -- A game of the player's, against the repertoire file the settings name.
   local games = open("played.pgn")
@@ -458,6 +466,10 @@ def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
     assert seen["gaps"][0]["severity"] == 3  # information
     assert seen["fix_title"] == "Prepare 1... c5"
     assert seen["line"] == "1. e4 e5 (1... c5 2. Nf3) 2. Nf3 Nc6 3. Bb5 *"
+    # After the fix, 1... c5 2. Nf3 is prepared: of the three games after 1. e4, two leave it
+    # (2... d6 after it, and 3... a6).
+    assert seen["lenses"] == ["Check the repertoire with the engine",
+                              "Repertoire: 33% of 3 games answered · biggest gap 2... d6 (1)"], seen["lenses"]
     # The player's game left the repertoire at 3. Bc4, where it plays 3. Bb5.
     assert seen["played_hints"] == [{
         "line": 3, "label": "⤷ repertoire: Bb5",
