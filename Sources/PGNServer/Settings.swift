@@ -54,6 +54,9 @@ struct Settings: Sendable, Hashable {
     var repertoireBlack: [String] = []
     var repertoirePlayer = ""
 
+    /// Which games of the databases the explorer counts (`explorer.*`; empty: all).
+    var explorerFilter = ExplorerFilter()
+
     /// The name the repertoire hints follow.
     var repertoirePlayerName: String { repertoirePlayer.isEmpty ? boardPlayer : repertoirePlayer }
 
@@ -76,7 +79,7 @@ struct Settings: Sendable, Hashable {
         "\(inlayNAGs) \(inlayClocks) \(inlayEvaluations) \(missingTags) \(nonCanonicalNotation) \(openingTags) \(twinGames) \(nameVariants) \(inlayOpening) \(lineLength) \(inlayReview) "
             + "\(reviewDiagnostics) \(engine) \(engineProcesses) \(hoverMilliseconds) \(reviewDepth) \(reviewMovetime) "
             + "\(reviewPresetName) \(reviewThresholds) \(databasePath) \(databaseMoves) \(boardImage) \(databaseReferences) \(inlayNovelty) "
-            + "\(boardOrientation) \(boardPlayer) \(repertoireGaps) \(repertoireDepth) \(repertoireMinShare) \(repertoireMinGames) \(repertoireWhite) \(repertoireBlack) \(repertoirePlayer)"
+            + "\(boardOrientation) \(boardPlayer) \(repertoireGaps) \(repertoireDepth) \(repertoireMinShare) \(repertoireMinGames) \(repertoireWhite) \(repertoireBlack) \(repertoirePlayer) \(explorerFilter)"
     }
 
     /// Reads the `pgn` section; returns the settings and the keys it did not know.
@@ -217,6 +220,34 @@ struct Settings: Sendable, Hashable {
                         unknown.append("\(path) (expected an array of at most 64 paths or patterns)")
                     }
                 case "repertoire.player": text(value, path) { settings.repertoirePlayer = $0 }
+                case "explorer.player": text(value, path) { settings.explorerFilter.player = $0.isEmpty ? nil : $0 }
+                case "explorer.color":
+                    text(value, path) { color in
+                        switch color.lowercased() {
+                        case "": settings.explorerFilter.color = nil
+                        case "white": settings.explorerFilter.color = .white
+                        case "black": settings.explorerFilter.color = .black
+                        default: unknown.append("\(path) (expected white, black or \"\")")
+                        }
+                    }
+                case "explorer.since": text(value, path) { settings.explorerFilter.since = $0.isEmpty ? nil : $0 }
+                case "explorer.until": text(value, path) { settings.explorerFilter.until = $0.isEmpty ? nil : $0 }
+                case "explorer.minElo":
+                    int(value, path, 0...4000) { settings.explorerFilter.minElo = $0 == 0 ? nil : $0 }
+                case "explorer.maxElo":
+                    int(value, path, 0...4000) { settings.explorerFilter.maxElo = $0 == 0 ? nil : $0 }
+                case "explorer.speed":
+                    text(value, path) { name in
+                        if name.isEmpty {
+                            settings.explorerFilter.speed = nil
+                        } else if let speed = ExplorerFilter.Speed(rawValue: name) {
+                            settings.explorerFilter.speed = speed
+                        } else {
+                            unknown.append(
+                                "\(path) (expected ultraBullet, bullet, blitz, rapid, classical, correspondence or \"\")"
+                            )
+                        }
+                    }
                 case "server.path":
                     // The editor's business (which executable to start): accepted, not used here.
                     if value.stringValue == nil { unknown.append("\(path) (expected a string)") }
@@ -310,6 +341,7 @@ extension PGNLanguageServer {
             current = result.0
             return result.unknown
         }
+        explorer.filter.withLock { $0 = currentSettings.explorerFilter }
         guard !unknown.isEmpty else { return [] }
         let warning = "pgn-lsp: unknown or invalid settings in \(source): \(unknown.sorted().joined(separator: ", "))"
         if log { server.log(.warning, warning) }

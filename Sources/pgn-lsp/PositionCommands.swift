@@ -184,9 +184,53 @@ struct Explore: ParsableCommand {
         discussion: """
             The position is the one after --moves (SAN, with or without move numbers) from \
             --fen or the standard start. Counts cover the games that reached it within their \
-            first 40 plies. Needs the database's position index (see `pgn-lsp index`). Exits \
-            with status 0 when games reached the position, 1 when none did.
+            first 40 plies. Needs the database's position index (see `pgn-lsp index`). With \
+            --player (and --color), --since, --until, --min-elo, --max-elo or --speed, only the \
+            games they keep are counted (at most 200,000; no best games are named). Exits with \
+            status 0 when games reached the position, 1 when none did.
             """)
+
+    @Option(help: "Count only this player's games (any case, or the start of each word).")
+    var player: String?
+
+    @Option(help: "With --player: the side they had, white or black.")
+    var color: String?
+
+    @Option(help: "Count only games played on or after this date (2024, 2024.05 or 2024.05.01).")
+    var since: String?
+
+    @Option(help: "Count only games played on or before this date.")
+    var until: String?
+
+    @Option(help: "Count only games whose players' average rating is at least this.")
+    var minElo: Int?
+
+    @Option(help: "Count only games whose players' average rating is at most this.")
+    var maxElo: Int?
+
+    @Option(help: "Count only games of this speed: ultraBullet, bullet, blitz, rapid, classical or correspondence.")
+    var speed: String?
+
+    /// The games the options keep.
+    func filter() throws -> ExplorerFilter {
+        var filter = ExplorerFilter(player: player, since: since, until: until, minElo: minElo, maxElo: maxElo)
+        if let color {
+            guard player != nil else { throw ValidationError("--color goes with --player") }
+            switch color.lowercased() {
+            case "white": filter.color = .white
+            case "black": filter.color = .black
+            default: throw ValidationError("--color must be white or black, not \(color)")
+            }
+        }
+        if let speed {
+            guard let chosen = ExplorerFilter.Speed(rawValue: speed) else {
+                let names = ExplorerFilter.Speed.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--speed must be one of \(names), not \(speed)")
+            }
+            filter.speed = chosen
+        }
+        return filter
+    }
 
     @Option(help: "The database file.")
     var db: String
@@ -231,13 +275,29 @@ struct Explore: ParsableCommand {
             line.append(position)
             position.play(move)
         }
+        let filter = try filter()
         let database = try openIndexed(db)
         let answer: ExplorerAnswer
         let summaries: [Int64: GameSummary]
         do {
-            answer = try database.explore(position, line: line)
+            if filter.isEmpty {
+                answer = try database.explore(position, line: line)
+            } else {
+                do {
+                    answer = try database.filteredExplorer(filter).explore(position)
+                } catch GameStoreError.noSuchPlayer(let name) {
+                    let suggestions = (try? database.players(closestTo: name)) ?? []
+                    writeToStandardError(
+                        "pgn-lsp: no game of a player named \(name)"
+                            + (suggestions.isEmpty ? "" : "; did you mean: \(suggestions.joined(separator: "; "))")
+                            + "\n")
+                    throw ExitCode(1)
+                }
+            }
             summaries = try database.summaries(
                 ids: Array(Set(answer.continuations.compactMap(\.bestGame) + [answer.bestGame].compactMap { $0 })))
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw ValidationError("\(error)")
         }
@@ -278,6 +338,15 @@ extension Explore {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false)
         var output = ""
+        // With a filter: its explorer made once (that time on a line of its own), then read.
+        let filter = try filter()
+        var filtered: FilteredExplorer?
+        if !filter.isEmpty {
+            let start = ContinuousClock.now
+            filtered = try database.filteredExplorer(filter)
+            let micros = Int(seconds(since: start) * 1e6)
+            output += try jsonText(["built": filtered!.games, "micros": micros]) + "\n"
+        }
         for text in lines.dropLast(lines.last == "" ? 1 : 0) {
             var position = Position.startingPosition
             var line: [Position] = []
@@ -287,7 +356,7 @@ extension Explore {
                 position.play(move)
             }
             let start = ContinuousClock.now
-            let answer = try database.explore(position, line: line)
+            let answer = try filtered?.explore(position) ?? database.explore(position, line: line)
             let best = answer.continuations.prefix(5).compactMap(\.bestGame) + [answer.bestGame].compactMap { $0 }
             _ = try database.summaries(ids: best)
             let micros = Int(seconds(since: start) * 1e6)

@@ -37,6 +37,24 @@ final class ExplorerHoverTests: XCTestCase {
             hover.contains("Best-rated game: Anand (2800) – Botvinnik (2700), Test, 1-0 (games.ocgdb.db3)"), hover)
     }
 
+    /// `explorer.*` keeps some games: the hover counts them and says which.
+    func testAFilterCountsOnlyTheGamesItKeeps() async throws {
+        let carlsen = try await hover(settings: ["explorer": ["player": "carlsen"]])
+        XCTAssertTrue(
+            carlsen.contains("**Explorer** — 1 game reached this position (games.ocgdb.db3; games of carlsen)"), carlsen
+        )
+        XCTAssertTrue(carlsen.contains("Next (games, White's score): `1... e5` 1 (50%)"), carlsen)
+        let rated = try await hover(settings: ["explorer": ["minElo": 2500, "maxElo": 2750]])
+        XCTAssertTrue(
+            rated.contains("**Explorer** — 2 games reached this position (games.ocgdb.db3; average rating 2500–2750)"),
+            rated)
+        let none = try await hover(settings: ["explorer": ["player": "Carlsen", "color": "black"]])
+        XCTAssertTrue(none.contains("no game of games.ocgdb.db3; games of Carlsen as Black reached it"), none)
+        let nobody = try await hover(settings: ["explorer": ["player": "Kasparov"]])
+        XCTAssertTrue(
+            nobody.contains("games.ocgdb.db3: no player of the database is named Kasparov"), nobody)
+    }
+
     func testATranspositionCountsAndGamesThatEndedThere() async throws {
         // 2... Nc6: reached by the first two games and, by 1. Nf3 Nc6 2. e4 e5, the fifth.
         let hover = try await hover(at: 17)

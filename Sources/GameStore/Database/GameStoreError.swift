@@ -28,6 +28,18 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case scratchFile(folder: String, reason: String)
     /// A player's name to look for that too many players' names start with.
     case tooManyPlayers(query: String, count: Int)
+    /// An explorer filter's player that no name of the database may mean.
+    case noSuchPlayer(String)
+    /// An explorer filter that keeps more games than it may count in memory.
+    case tooManyGames(Int)
+
+    /// Whether it is about an explorer filter (its player, its size) rather than the file.
+    public var isAboutTheFilter: Bool {
+        switch self {
+        case .noSuchPlayer, .tooManyGames: return true
+        default: return false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -63,6 +75,10 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
                 "cannot write the scratch files that building the position index needs in \(folder): \(reason); make room there and build it with: pgn-lsp index --db FILE"
         case .tooManyPlayers(let query, let count):
             return "\(count) players' names start with \"\(query)\": give more of the name"
+        case .noSuchPlayer(let query):
+            return "no player of the database is named \(query)"
+        case .tooManyGames(let limit):
+            return "the filter keeps more than \(limit) games: narrow it (a player, dates, ratings, a speed)"
         }
     }
 }

@@ -492,20 +492,23 @@ extension GameDatabase {
             """
         var rows: [GameRow] = []
         let cursor = try Row.fetchCursor(db, sql: sql)
-        while let row = try cursor.next() {
-            var game = GameRow(id: row[0])
-            game.fen = text(row, 1)
-            switch (row[2] as DatabaseValue).storage {
-            case .blob(let data): game.moves = Array(data)
-            case .string(let string):
-                game.moves = Array(string.utf8)
-                game.movesAreText = true
-            default: break
-            }
-            if case .blob(let data) = (row[3] as DatabaseValue).storage { game.moves2 = Array(data) }
-            rows.append(game)
-        }
+        while let row = try cursor.next() { rows.append(moveRow(row)) }
         return rows
+    }
+
+    /// A row of ID, FEN, Moves and Moves2 as a `GameRow` to replay.
+    func moveRow(_ row: Row) -> GameRow {
+        var game = GameRow(id: row[0])
+        game.fen = text(row, 1)
+        switch (row[2] as DatabaseValue).storage {
+        case .blob(let data): game.moves = Array(data)
+        case .string(let string):
+            game.moves = Array(string.utf8)
+            game.movesAreText = true
+        default: break
+        }
+        if case .blob(let data) = (row[3] as DatabaseValue).storage { game.moves2 = Array(data) }
+        return game
     }
 }
 

@@ -47,6 +47,9 @@ struct Exploration: Sendable {
     /// Why a database that is there gave no answer (no index, index being built, unreadable).
     var notes: [String] = []
 
+    /// The games counted, in words (`ExplorerFilter.words`); empty: all.
+    var filter = ""
+
     /// Whether every database that is there answered.
     var isComplete: Bool { notes.isEmpty && !answered.isEmpty }
 }
@@ -77,6 +80,7 @@ final class ExplorerCenter: Sendable {
         var path: String
         var signature: FileSignature
         var hash: UInt64
+        var filter: ExplorerFilter
     }
 
     private struct Cached {
@@ -88,6 +92,9 @@ final class ExplorerCenter: Sendable {
     private struct State {
         var databases: [String: OpenDatabase] = [:]
         var answers = LRUCache<AnswerKey, Cached>(capacity: 4096)
+        /// Each database's games as the filter keeps them, counted (`FilteredExplorer`), for the
+        /// file as it was.
+        var filtered: [String: (signature: FileSignature, filter: ExplorerFilter, explorer: FilteredExplorer)] = [:]
         /// Own databases whose index is being built.
         var building: Set<String> = []
         /// Builds that failed, by path, for the file as it was: tried again once it changes.
@@ -103,6 +110,8 @@ final class ExplorerCenter: Sendable {
     static let readBusyTimeout = 0.25
     /// Told when a build ends (for the client's log).
     let log = Locked<(@Sendable (MessageType, String) -> Void)?>(nil)
+    /// Which games the answers count (`explorer.*` settings).
+    let filter = Locked(ExplorerFilter())
 
     /// Runs `body` off the concurrency pool, on the explorer's queue.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -225,9 +234,22 @@ final class ExplorerCenter: Sendable {
         switch indexed {
         case .failure(let failure): return .failure(failure)
         case .success((let database, let signature)):
-            let key = AnswerKey(path: source.path, signature: signature, hash: position.hash)
+            let filter = self.filter.withLock { $0 }
+            let key = AnswerKey(path: source.path, signature: signature, hash: position.hash, filter: filter)
             var cached = state.withLock { $0.answers[key] }
             do {
+                if cached == nil, !filter.isEmpty {
+                    let kept = state.withLock { state in
+                        state.filtered[source.path].flatMap {
+                            $0.signature == signature && $0.filter == filter ? $0 : nil
+                        }
+                    }
+                    let explorer = try kept?.explorer ?? database.filteredExplorer(filter)
+                    if kept == nil {
+                        state.withLock { $0.filtered[source.path] = (signature, filter, explorer) }
+                    }
+                    cached = Cached(answer: explorer.explore(position), best: nil)
+                }
                 if cached == nil { cached = Cached(answer: try database.explore(position, line: line), best: nil) }
                 if wantsBest, cached!.best == nil {
                     let id = cached!.answer.bestGame
@@ -235,6 +257,8 @@ final class ExplorerCenter: Sendable {
                 }
             } catch GameStoreError.locked {
                 return .failure(ExplorerFailure("\(source.name) is locked by another program"))
+            } catch let error as GameStoreError where error.isAboutTheFilter {
+                return .failure(ExplorerFailure("\(source.name): \(error)"))
             } catch {
                 return .failure(ExplorerFailure("\(source.name) cannot be read: \(error)"))
             }
@@ -252,6 +276,7 @@ final class ExplorerCenter: Sendable {
         _ position: Position, line: [Position] = [], in sources: [ExplorerSource], best: Bool = false
     ) -> Exploration {
         var exploration = Exploration()
+        exploration.filter = filter.withLock { $0.words }
         var continuations: [Move: ExplorerAnswer.Continuation] = [:]
         var bestElo: Int?
         for source in sources {

@@ -30,7 +30,9 @@ extension PGNLanguageServer {
     static func explorerLines(_ exploration: Exploration, position: Position) -> [String] {
         var lines: [String] = []
         let answer = exploration.answer
-        let names = exploration.answered.map { MarkdownText.escaped($0.name) }.joined(separator: ", ")
+        let names =
+            exploration.answered.map { MarkdownText.escaped($0.name) }.joined(separator: ", ")
+            + (exploration.filter.isEmpty ? "" : "; " + MarkdownText.escaped(exploration.filter))
         if exploration.answered.isEmpty {
             lines.append("**Explorer**")
         } else if !answer.isKnown {
