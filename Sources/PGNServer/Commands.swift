@@ -60,6 +60,11 @@ extension PGNLanguageServer {
                     "shows a repertoire game's biggest gap (its code lens's arguments: the URI and a position) through `window/showDocument`, else says where it is; answers `{\"shown\"}`"
             ) { [self] arguments, context in try await goToRepertoireGap(arguments, context) },
             ServerCommand(
+                "pgn.setExplorerFilter",
+                summary:
+                    "sets which games the explorer counts, as the `explorer.*` settings do, until the settings change again; arguments: an object of `player`, `color`, `since`, `until`, `minElo`, `maxElo`, `speed` (those left out are cleared); answers `{\"filter\"}` in words"
+            ) { [self] arguments, context in try await setExplorerFilter(arguments, context) },
+            ServerCommand(
                 "pgn.reviewRepertoire",
                 summary:
                     "judges with the engine every move of the repertoire's side in every line of the document's repertoire games (`repertoire-mistake` warnings); arguments: the URI; answers `{\"moves\", \"errors\"}`"

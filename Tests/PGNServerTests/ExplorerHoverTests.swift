@@ -55,6 +55,31 @@ final class ExplorerHoverTests: XCTestCase {
             nobody.contains("games.ocgdb.db3: no player of the database is named Kasparov"), nobody)
     }
 
+    /// The filter set from the editor (`pgn.setExplorerFilter`), then cleared.
+    func testTheFilterIsSetFromTheEditor() async throws {
+        try await withExplorer(capabilities: markdownHovers) { client, folder in
+            let uri = client.openMine(folder, text)
+            let set = try await client.result(
+                "workspace/executeCommand",
+                ["command": "pgn.setExplorerFilter", "arguments": [["player": "carlsen", "color": "white"]]])
+            XCTAssertEqual(set, ["filter": "games of carlsen as White"])
+            let filtered = try await client.hoverText(uri, 2, 4)
+            XCTAssertTrue(
+                filtered.contains("1 game reached this position (games.ocgdb.db3; games of carlsen as White)"), filtered
+            )
+            let cleared = try await client.result(
+                "workspace/executeCommand", ["command": "pgn.setExplorerFilter", "arguments": [[:]]])
+            XCTAssertEqual(cleared, ["filter": "every game"])
+            let all = try await client.hoverText(uri, 2, 4)
+            XCTAssertTrue(all.contains("3 games reached this position (games.ocgdb.db3)"), all)
+            let wrong = try await client.response(
+                to: client.startRequest(
+                    "workspace/executeCommand", ["command": "pgn.setExplorerFilter", "arguments": [["rating": 2000]]]))
+            XCTAssertEqual(
+                wrong, .failure(ResponseError(.invalidParams, "pgn.setExplorerFilter: unknown filter rating")))
+        }
+    }
+
     func testATranspositionCountsAndGamesThatEndedThere() async throws {
         // 2... Nc6: reached by the first two games and, by 1. Nf3 Nc6 2. e4 e5, the fifth.
         let hover = try await hover(at: 17)

@@ -408,3 +408,27 @@ extension PGNLanguageServer {
         return sources.filter { FileSignature.of($0.path) != nil }
     }
 }
+
+extension PGNLanguageServer {
+    /// `pgn.setExplorerFilter`: the `explorer.*` settings from the editor, for the session (the
+    /// next change of the settings sets them again); the diagnostics follow (repertoire gaps).
+    func setExplorerFilter(_ arguments: [JSONValue], _ context: RequestContext) async throws -> JSONValue {
+        guard let given = (arguments.first ?? [:]).objectValue else {
+            throw ResponseError(.invalidParams, "pgn.setExplorerFilter takes an object of the explorer.* settings")
+        }
+        var section: [String: JSONValue] = [
+            "player": "", "color": "", "since": "", "until": "", "minElo": 0, "maxElo": 0, "speed": "",
+        ]
+        for (key, value) in given {
+            guard section[key] != nil else {
+                throw ResponseError(.invalidParams, "pgn.setExplorerFilter: unknown filter \(key)")
+            }
+            section[key] = value
+        }
+        let warnings = apply(["explorer": .object(section)], source: "pgn.setExplorerFilter", log: false)
+        if let warning = warnings.first { throw ResponseError(.invalidParams, warning) }
+        await republish(context.documents.uris, of: context.documents, context.session)
+        let words = currentSettings.explorerFilter.words
+        return ["filter": .string(words.isEmpty ? "every game" : words)]
+    }
+}
