@@ -367,6 +367,15 @@ def test_explorer_hover_in_neovim(explorer_run):
     assert "Best-rated game: Anand (2800) – Botvinnik (2700), Ref, 1-0 (games.ocgdb.db3)" in value, value
 
 
+def test_the_explorer_filter_in_neovim_0_11(tmp_path):
+    seen = run_neovim(tmp_path, {"engine": {"hoverMs": 0}, "explorer": {"player": "carlsen"}}, "0.11",
+                      init=EXPLORER_INIT, prepare=prepare_explorer,
+                      env_extra={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    (hover,) = seen["hover"]
+    value = hover["contents"]["value"]
+    assert "**Explorer** — 1 game reached this position (games.ocgdb.db3; games of carlsen)" in value, value
+
+
 def test_references_jump_to_the_database_game_in_neovim(explorer_run):
     references = explorer_run["references"]
     mine = str(pathlib.Path(explorer_run["cache"]).parent / "files" / "mine.pgn")
