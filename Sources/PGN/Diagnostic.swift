@@ -24,6 +24,7 @@ public struct Diagnostic: Sendable, Hashable {
         case repertoireGap = "repertoire-gap"
         case repertoireConflict = "repertoire-conflict"
         case repertoireMistake = "repertoire-mistake"
+        case repertoireTransposition = "repertoire-transposition"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

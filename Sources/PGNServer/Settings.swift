@@ -266,7 +266,7 @@ struct Settings: Sendable, Hashable {
         case .openingTags: return openingTags
         case .twinGame: return twinGames
         case .nameVariant: return nameVariants
-        case .repertoireGap: return repertoireGaps
+        case .repertoireGap, .repertoireTransposition: return repertoireGaps
         default: return true
         }
     }

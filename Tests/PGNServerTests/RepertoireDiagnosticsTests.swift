@@ -49,7 +49,15 @@ final class RepertoireDiagnosticsTests: XCTestCase {
         try await withExplorer(settings: Self.settings, capabilities: literals, prepare: Self.prepare) {
             client, folder in
             let uri = client.openMine(folder, Self.repertoire)
-            let gaps = try await diagnostics(client, uri).filter { $0["code"] == "repertoire-gap" }
+            let found = try await diagnostics(client, uri)
+            // 2... e5 after 1... Nc6 2. Nf3 is answered by the mainline's order: a hint says where.
+            let transposed = found.filter { $0["code"] == "repertoire-transposition" }
+            XCTAssertEqual(
+                transposed.compactMap { $0["message"]?.stringValue },
+                ["2... e5: 67% of 3 games — answered by transposition, line 4 (e4)"])
+            XCTAssertEqual(transposed.first?["severity"], 4)
+            XCTAssertEqual(transposed.first?["range"]?["start"]?["character"], 22)
+            let gaps = found.filter { $0["code"] == "repertoire-gap" }
             XCTAssertEqual(
                 gaps.compactMap { $0["message"]?.stringValue },
                 [

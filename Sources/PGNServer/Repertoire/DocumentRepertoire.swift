@@ -1,4 +1,5 @@
 import ChessCore
+import LanguageServer
 import PGN
 
 /// The repertoires a document holds: its games whose tags name a side (`Orientation`,
@@ -32,20 +33,25 @@ struct DocumentRepertoire {
         var moves: [Int: PlacedMove] = [:]
         /// Its first mainline move's node.
         var first: Int?
+        /// The document's line its first byte is on, from 0.
+        var startLine = 0
     }
 
     var repertoires: [Color: Repertoire] = [:]
     var chapters: [Chapter] = []
 
-    init(_ analysis: DocumentAnalysis, uri: String) {
+    init(_ analysis: DocumentAnalysis, _ document: Document) {
+        var line = 0
         for index in analysis.repertoireGames {
             let placed = analysis.games[index]
             let game = placed.analysis
             guard let side = game.repertoireSide, let start = game.start.position else { continue }
             var repertoire = repertoires[side] ?? Repertoire(side: side)
-            guard repertoire.add(game.gameReplay, file: uri) else { continue }
+            guard repertoire.add(game.gameReplay, file: document.uri) else { continue }
             repertoires[side] = repertoire
-            chapters.append(Self.chapter(placed, index: index, side: side, start: start))
+            var chapter = Self.chapter(placed, index: index, side: side, start: start)
+            chapter.startLine = document.position(of: placed.start, encoding: .utf8, fromLine: &line).line
+            chapters.append(chapter)
         }
     }
 

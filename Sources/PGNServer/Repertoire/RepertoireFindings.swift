@@ -55,7 +55,7 @@ extension PGNLanguageServer {
         let stamp = key.finalize()
         if let kept = keptRepertoireFindings.withLock({ $0[document.uri] }), kept.key == stamp { return kept.findings }
         let findings = await ExplorerCenter.offPool { [self] in
-            let repertoire = DocumentRepertoire(analysis, uri: document.uri)
+            let repertoire = DocumentRepertoire(analysis, document)
             var findings = RepertoireFindings(
                 diagnostics: Self.repertoireConflicts(repertoire)
                     + Self.repertoireConflicts(repertoire, files.repertoires) + repertoireMistakes(repertoire, settings)
@@ -185,8 +185,20 @@ extension PGNLanguageServer {
                 if covered.games == 0 { covered.games = total }
                 for reply in exploration.answer.continuations {
                     let target = position.playing(reply.move).hash
-                    guard sideRepertoire.positions[target] == nil, files[chapter.side]?.positions[target] == nil
-                    else { continue }
+                    if sideRepertoire.positions[target] != nil || files[chapter.side]?.positions[target] != nil {
+                        // Answered: where, when by another move order (not written here).
+                        let written = (sideRepertoire.moves[position.hash] ?? []).contains { $0.move == reply.move }
+                        let range = reached?.range ?? chapter.firstRange
+                        if !written, reply.games >= settings.repertoireMinGames,
+                            Double(reply.games) * 100 >= settings.repertoireMinShare * Double(total)
+                        {
+                            found.append(
+                                transposition(
+                                    reply, of: total, at: position, range: range, game: chapter.game,
+                                    where: placeName(target, repertoire, sideRepertoire, files[chapter.side])))
+                        }
+                        continue
+                    }
                     // Every reply the repertoire does not answer counts against its coverage;
                     // those played enough are gaps.
                     covered.uncovered += reply.games
@@ -246,6 +258,40 @@ extension PGNLanguageServer {
             Diagnostic(.repertoireGap, .information, message, range: range, game: chapter.game, fixes: fixes ?? []),
             plan
         )
+    }
+}
+
+extension PGNLanguageServer {
+    /// A reply the repertoire answers by another move order: a hint that says where.
+    func transposition(
+        _ reply: ExplorerAnswer.Continuation, of total: Int, at position: Position, range: Range<Int>, game: Int,
+        where place: String
+    ) -> Diagnostic {
+        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+        let share = Figures.percent(Double(reply.games) / Double(total))
+        return Diagnostic(
+            .repertoireTransposition, .hint,
+            "\(number) \(position.san(reply.move)): \(share) of \(Figures.grouped(total)) game\(total == 1 ? "" : "s")"
+                + " — answered by transposition, \(place)",
+            range: range, game: game)
+    }
+
+    /// Where a position of the repertoire is first reached: `line 12 (Ruy Lopez)` in this
+    /// document, `white-e4.pgn:3 (Ruy Lopez)` in another file of the player's.
+    func placeName(
+        _ hash: UInt64, _ repertoire: DocumentRepertoire, _ own: Repertoire, _ files: Repertoire?
+    ) -> String {
+        if let place = own.positions[hash], place.chapter < repertoire.chapters.count {
+            let chapter = repertoire.chapters[place.chapter]
+            let name = own.chapters[place.chapter].name
+            let line = place.line.map { "line \($0 + chapter.startLine)" } ?? "its start"
+            return "\(line) (\(name))"
+        }
+        if let files, let place = files.positions[hash] {
+            let chapter = files.chapters[place.chapter]
+            return "\(URL(fileURLWithPath: chapter.file).lastPathComponent):\(place.line ?? 1) (\(chapter.name))"
+        }
+        return "in the repertoire"
     }
 }
 

@@ -55,7 +55,7 @@ extension PGNLanguageServer {
         }
         let document = try context.document(uri)
         let analysis = await analyzer.analysis(sharing: document)
-        let repertoire = DocumentRepertoire(analysis, uri: uri)
+        let repertoire = DocumentRepertoire(analysis, document)
         let settings = currentSettings
         let pool = engines.pool(settings)
         var seen: Set<RepertoireVerdicts.Key> = []
