@@ -485,6 +485,46 @@ def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
         "tooltip": "You left your repertoire with 3. Bc4: it plays Bb5 here (repertoire.pgn:4, e4)."}], seen
 
 
+# A White repertoire with a line that answers a position otherwise than another, and a blunder:
+# the conflict shown, then the engine's check run as the lens runs it, and its warning.
+CHECKED = ('[Event "Ruy"]\n[Orientation "white"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n'
+           '[Event "Early queen"]\n[Orientation "white"]\n\n1. e4 Nc6 2. Nf3 e5 3. Qe2 (3. d4) 3... Nf6 4. Qb5 a6 5. Qxb7 *\n')
+CHECK_RUN = r"""
+local function run()
+  local bufnr = open("checked.pgn")
+  out.conflict_arrived = wait_diagnostics(bufnr, "repertoire-conflict")
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  local uri = vim.uri_from_bufnr(bufnr)
+  out.answer = results(vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand",
+    { command = "pgn.reviewRepertoire", arguments = { uri } }, 60000))[1]
+  out.mistake_arrived = wait_diagnostics(bufnr, "repertoire-mistake")
+  out.found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if tostring(d.code):find("^repertoire%-") then
+      table.insert(out.found, { code = d.code, lnum = d.lnum, col = d.col, message = d.message })
+    end
+  end
+  table.sort(out.found, function(a, b) return a.lnum * 1000 + a.col < b.lnum * 1000 + b.col end)
+end
+"""
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_repertoire_conflicts_and_the_engines_check_in_neovim(tmp_path, version):
+    settings = {"engine": {"path": "/usr/games/stockfish", "hoverMs": 0}, "review": {"depth": 8}}
+    seen = run_neovim(tmp_path, settings, version, init=PRELUDE + CHECK_RUN + EPILOGUE,
+                      prepare=lambda work: (work / "checked.pgn").write_text(CHECKED))
+    assert seen.get("error") is None, seen.get("error")
+    assert seen["conflict_arrived"] and seen["mistake_arrived"], seen
+    assert seen["answer"]["moves"] == 8, seen["answer"]
+    conflicts = [d for d in seen["found"] if d["code"] == "repertoire-conflict"]
+    assert [(d["lnum"], d["message"]) for d in conflicts] == [
+        (8, "3. Qe2 here, but 3. Bb5 in the same position in another line"),
+        (8, "3. d4 here, but 3. Bb5 in the same position in another line")], conflicts
+    mistakes = [d for d in seen["found"] if d["code"] == "repertoire-mistake"]
+    assert any(d["message"].startswith("5. Qxb7: a blunder for the engine (") for d in mistakes), mistakes
+
+
 # Completion as a user asks for it: <C-x><C-o> at the end of `2. Nf3` (Neovim 0.7 has it only
 # because the plugin sets 'omnifunc'), then what the menu holds once the answer came.
 COMPLETION_RUN = r"""
