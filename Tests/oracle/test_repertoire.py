@@ -140,7 +140,9 @@ def test_gaps_agree_with_a_python_chess_replay_of_the_reference_games(tmp_path):
     least one game: `repertoire.minGames` 1, `minShare` 0.01) must be one a python-chess replay of
     the same games finds: at a position of the repertoire where Black moves, in the first game that
     reaches it, a reply whose position no line reaches by any move order, with the share of the
-    games that reached the position there; and none is missing."""
+    games that reached the position there; and none is missing. Each chapter's code lens gives the
+    share of the games at its first position where Black moves that no unanswered reply takes out.
+    """
     import re
     import sys
 
@@ -159,16 +161,20 @@ def test_gaps_agree_with_a_python_chess_replay_of_the_reference_games(tmp_path):
     # What python-chess finds: the repertoire's positions, and where Black moves within the depth,
     # in order, the first time each is reached.
     positions, _ = positions_and_moves(white)
-    places = []
+    places, by_chapter = [], []
     for chapter in white:
+        mine = []
+
         def walk(node, board, ply):
             for child in node.variations:
                 board.push(child.move)
                 if board.turn == chess.BLACK and ply + 1 < depth:
                     places.append((key(board), board.fullmove_number))
+                    mine.append(key(board))
                 walk(child, board, ply + 1)
                 board.pop()
         walk(chapter, chapter.board(), 0)
+        by_chapter.append(mine)
     seen, ordered = set(), []
     for place, number in places:
         if place not in seen:
@@ -209,8 +215,25 @@ def test_gaps_agree_with_a_python_chess_replay_of_the_reference_games(tmp_path):
         uri = (folder / "white.pgn").as_uri()
         client.open(uri, text)
         diagnostics = client.diagnostics(uri)
+        lenses = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
     finally:
         client.close()
+    # Each chapter's coverage: of the games at its first position where Black moves, those that
+    # leave it by a reply no line answers, at the positions it reaches first.
+    expected_coverage, earlier = [], set()
+    for mine in by_chapter:
+        first = totals.get(mine[0], 0) if mine else 0
+        left = sum(sum(replies.get(place, {}).values()) for place in dict.fromkeys(mine) if place not in earlier)
+        earlier.update(mine)
+        if first:
+            expected_coverage.append((int(100 * max(0, first - left) / first + 0.5), first))
+    titles = [lens["command"]["title"] for lens in lenses if lens["command"]["command"] == "pgn.goToRepertoireGap"]
+    coverage = []
+    for title in titles:
+        parsed = re.match(r"^Repertoire: (\d+)% of ([\d,]+) games? answered", title)
+        assert parsed, title
+        coverage.append((int(parsed.group(1)), int(parsed.group(2).replace(",", ""))))
+    assert len(coverage) == len(white) and coverage == expected_coverage, (coverage, expected_coverage)
     found = set()
     for diagnostic in diagnostics:
         if diagnostic.get("code") != "repertoire-gap":
