@@ -69,43 +69,67 @@ extension PGNLanguageServer {
                 moves.append(played)
             }
         }
-        var errors = 0
-        for played in moves {
-            try context.checkCancellation()
-            if let kept = repertoireVerdicts[played.before.hash, played.move], kept.limit == settings.reviewLimit {
-                if kept.judgement.map({ $0 >= .mistake }) == true { errors += 1 }
-                continue
+        // As many moves at once as the pool has engines; each judged move is kept at once.
+        let limit = settings.reviewLimit
+        let preset = settings.reviewPreset
+        let errors = try await withThrowingTaskGroup(of: Bool.self) { group -> Int in
+            var errors = 0
+            var next = 0
+            func start() {
+                guard next < moves.count else { return }
+                let played = moves[next]
+                next += 1
+                group.addTask { [self] in
+                    try await judge(played, pool: pool, limit: limit, preset: preset, context)
+                }
             }
-            let before: PositionAnalysis?
-            let after: PositionAnalysis?
-            do {
-                before = try await pool.analyse(played.before, limit: settings.reviewLimit)
-                after =
-                    GameReviewer.terminalScore(played.after) == nil
-                    ? try await pool.analyse(played.after, limit: settings.reviewLimit) : nil
-            } catch {
-                throw ResponseError(.requestFailed, "the engine could not judge the repertoire: \(error)")
+            for _ in 0..<max(1, pool.size) { start() }
+            while let erred = try await group.next() {
+                if erred { errors += 1 }
+                start()
             }
-            guard let best = before?.best, let bestMove = best.moves.first,
-                let moveScore = GameReviewer.terminalScore(played.after) ?? after?.best?.score
-            else { continue }
-            // Both from the mover's view.
-            let white = played.before.turn == .white
-            let judgement =
-                bestMove == played.move
-                ? nil
-                : ReviewFormulas.judge(
-                    before: white ? best.score : best.score.negated, after: white ? moveScore : moveScore.negated,
-                    preset: settings.reviewPreset)
-            if judgement.map({ $0 >= .mistake }) == true { errors += 1 }
-            repertoireVerdicts.record(
-                .init(
-                    judgement: judgement, best: played.before.san(bestMove), bestScore: best.score,
-                    moveScore: moveScore, limit: settings.reviewLimit),
-                position: played.before.hash, move: played.move)
+            return errors
         }
         await republish([uri], of: server.documents, context.session)
         return ["moves": .integer(moves.count), "errors": .integer(errors)]
+    }
+
+    /// The engine's verdict on one move of the repertoire (kept ones reused); whether it is a
+    /// mistake or a blunder.
+    private func judge(
+        _ played: ReplayedMove, pool: EnginePool, limit: SearchLimit, preset: ReviewPreset, _ context: RequestContext
+    ) async throws -> Bool {
+        try context.checkCancellation()
+        if let kept = repertoireVerdicts[played.before.hash, played.move], kept.limit == limit {
+            return kept.judgement.map { $0 >= .mistake } == true
+        }
+        let before: PositionAnalysis?
+        let after: PositionAnalysis?
+        do {
+            before = try await pool.analyse(played.before, limit: limit)
+            after =
+                GameReviewer.terminalScore(played.after) == nil
+                ? try await pool.analyse(played.after, limit: limit) : nil
+        } catch {
+            throw ResponseError(.requestFailed, "the engine could not judge the repertoire: \(error)")
+        }
+        guard let best = before?.best, let bestMove = best.moves.first,
+            let moveScore = GameReviewer.terminalScore(played.after) ?? after?.best?.score
+        else { return false }
+        // Both from the mover's view.
+        let white = played.before.turn == .white
+        let judgement =
+            bestMove == played.move
+            ? nil
+            : ReviewFormulas.judge(
+                before: white ? best.score : best.score.negated, after: white ? moveScore : moveScore.negated,
+                preset: preset)
+        repertoireVerdicts.record(
+            .init(
+                judgement: judgement, best: played.before.san(bestMove), bestScore: best.score, moveScore: moveScore,
+                limit: limit),
+            position: played.before.hash, move: played.move)
+        return judgement.map { $0 >= .mistake } == true
     }
 
     /// The `repertoire-mistake` warnings of a repertoire: its side's moves that the engine
