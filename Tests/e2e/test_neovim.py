@@ -953,6 +953,7 @@ def test_the_review_s_hints_appear_when_it_finishes_in_neovim_0_11(tmp_path):
     finally:
         screen.close()
     assert "better" not in before
-    # The movetext line wraps: its rows joined, without the sign column.
+    # The movetext line wraps: its rows joined, without the sign column (a row ending at a space
+    # is captured without it, so the space may be missing where the line wrapped).
     movetext = "".join(row[2:] for row in rows[8:12])
-    assert re.search(r"Nxf7 \?\? better \S+", movetext), "\n".join(rows)
+    assert re.search(r"Nxf7 ?\?\? ?better ?\S+", movetext), "\n".join(rows)
