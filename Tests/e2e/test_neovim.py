@@ -95,7 +95,8 @@ local function run()
   end
   out.commands = {}
   for _, name in ipairs({ "PgnFixAll", "PgnReviewGame", "PgnReviewFile", "PgnSaveGame", "PgnSaveAllGames",
-                          "PgnAnnotate", "PgnFillOpeningTags", "PgnFillAllOpeningTags" }) do
+                          "PgnAnnotate", "PgnFillOpeningTags", "PgnFillAllOpeningTags", "PgnCheckRepertoire",
+                          "PgnExplorerFilter" }) do
     out.commands[name] = vim.fn.exists(":" .. name)
   end
 
@@ -374,6 +375,43 @@ def test_the_explorer_filter_in_neovim_0_11(tmp_path):
     (hover,) = seen["hover"]
     value = hover["contents"]["value"]
     assert "**Explorer** — 1 game reached this position (games.ocgdb.db3; games of carlsen)" in value, value
+
+
+# :PgnExplorerFilter as a user types it, then a hover on 1. e4; then the filter cleared.
+FILTER_RUN = r"""
+local function run()
+  local bufnr = open("mine.pgn")
+  wait_diagnostics(bufnr, nil)
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  local function said(text)
+    return vim.wait(5000, function()
+      for _, n in ipairs(out.notifications) do if n.message:find(text, 1, true) then return true end end
+      return false
+    end, 20)
+  end
+  local function hover()
+    return results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
+      { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 3, character = 3 } }, 5000))
+  end
+  vim.cmd("PgnExplorerFilter player=carlsen color=white")
+  out.set = said("the explorer counts games of carlsen as White")
+  out.filtered = hover()
+  vim.cmd("PgnExplorerFilter")
+  out.cleared = said("the explorer counts every game")
+  out.all = hover()
+end
+"""
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_the_explorer_filter_command_in_neovim(tmp_path, version):
+    seen = run_neovim(tmp_path, {"engine": {"hoverMs": 0}}, version, init=PRELUDE + FILTER_RUN + EPILOGUE,
+                      prepare=prepare_explorer, env_extra={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert seen.get("error") is None, seen.get("error")
+    assert seen["set"] and seen["cleared"], seen["notifications"]
+    assert "1 game reached this position (games.ocgdb.db3; games of carlsen as White)" in \
+        seen["filtered"][0]["contents"]["value"]
+    assert "3 games reached this position (games.ocgdb.db3)" in seen["all"][0]["contents"]["value"]
 
 
 def test_references_jump_to_the_database_game_in_neovim(explorer_run):

@@ -272,7 +272,8 @@ end
 
 --- Runs `workspace/executeCommand` on the buffer's pgn-lsp client.
 --- with_position: the arguments are the document URI and the cursor position; else only the URI.
-function M.execute(command, with_position)
+--- arguments, when given, are sent as they are. on_result hears the answer.
+function M.execute(command, with_position, arguments, on_result)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   if not client then
@@ -280,16 +281,37 @@ function M.execute(command, with_position)
     return
   end
   local uri = vim.uri_from_bufnr(bufnr)
-  local arguments = { uri }
-  if with_position then
-    local position = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16").position
-    arguments = { uri, position }
+  if not arguments then
+    arguments = { uri }
+    if with_position then
+      local position = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16").position
+      arguments = { uri, position }
+    end
   end
-  request(client, "workspace/executeCommand", { command = command, arguments = arguments }, function(err)
+  request(client, "workspace/executeCommand", { command = command, arguments = arguments }, function(err, result)
     if err then
       vim.notify(("pgn-lsp: %s: %s"):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif on_result then
+      on_result(result)
     end
   end, bufnr)
+end
+
+--- `:PgnExplorerFilter player=Carlsen color=black`: which games the explorer counts (the
+--- `explorer.*` settings), for the session; with no argument, every game again.
+function M.explorer_filter(words)
+  local filter = vim.empty_dict()
+  for _, word in ipairs(words) do
+    local key, value = word:match("^([%w]+)=(.*)$")
+    if not key then
+      vim.notify(("pgn-lsp: %s is not key=value"):format(word), vim.log.levels.ERROR)
+      return
+    end
+    filter[key] = (key == "minElo" or key == "maxElo") and (tonumber(value) or value) or value
+  end
+  M.execute("pgn.setExplorerFilter", false, { filter }, function(result)
+    vim.notify(("pgn-lsp: the explorer counts %s"):format(result and result.filter or "?"), vim.log.levels.INFO)
+  end)
 end
 
 --- Replaces the `pgn` settings and sends them to the running servers.
@@ -316,6 +338,8 @@ M.commands = {
                          desc = "Fill in the ECO and Opening tags of the game under the cursor" },
   PgnFillAllOpeningTags = { command = "pgn.fillAllOpeningTags", position = false,
                             desc = "Fill in the ECO and Opening tags of every game of the file" },
+  PgnCheckRepertoire = { command = "pgn.reviewRepertoire", position = false,
+                         desc = "Judge every move of the file's repertoires with the engine" },
 }
 
 function M.setup(opts)
@@ -345,6 +369,10 @@ function M.setup(opts)
       M.execute(spec.command, spec.position)
     end, { desc = spec.desc, force = true })
   end
+  vim.api.nvim_create_user_command("PgnExplorerFilter", function(args)
+    M.explorer_filter(args.fargs)
+  end, { nargs = "*", desc = "Set which games the explorer counts: player=… color=… since=… until=… minElo=… maxElo=… speed=…",
+         force = true })
 
   -- Buffers opened before setup().
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
