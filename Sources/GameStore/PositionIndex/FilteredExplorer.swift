@@ -165,7 +165,7 @@ extension GameDatabase {
                 """
             var rows: [GameRow] = []
             var outcomes: [GameOutcome] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments) ?? [])
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             while let row = try cursor.next() {
                 if let speed = filter.speed, ExplorerFilter.speed(timeControl: row[5]) != speed { continue }
                 guard rows.count < FilteredExplorer.gamesLimit else {
