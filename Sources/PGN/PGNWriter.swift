@@ -99,6 +99,11 @@ public enum PGNWriter {
         black ? "\(number)..." : "\(number)."
     }
 
+    /// The move number before the move played from `position`.
+    public static func moveNumber(before position: Position) -> String {
+        moveNumber(position.fullmoveNumber, black: position.turn == .black)
+    }
+
     /// The move number before the move played at `ply` (plies counted from move 1, White).
     public static func moveNumber(ply: Int) -> String { moveNumber(ply / 2 + 1, black: ply % 2 == 1) }
 

@@ -92,14 +92,7 @@ struct RepertoireCheck: ParsableCommand {
                 let replay = GameReplay(source: source, syntax: syntax, index: index)
                 let players = (replay.tagValue("White") ?? "", replay.tagValue("Black") ?? "")
                 names.formUnion([players.0, players.1])
-                let side: Color
-                if NameKey(players.0).isMeant(by: query) {
-                    side = .white
-                } else if NameKey(players.1).isMeant(by: query) {
-                    side = .black
-                } else {
-                    continue
-                }
+                guard let side = Repertoire.side(of: query, in: replay) else { continue }
                 let replayed = replay.run(keepMoves: true)
                 guard let start = replayed.start.position else { continue }
                 let mainline = replayed.moves.filter { $0.depth == 0 }

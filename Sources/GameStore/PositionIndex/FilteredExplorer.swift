@@ -156,7 +156,7 @@ extension GameDatabase {
             if let low = filter.minElo { conditions.append("(WhiteElo + BlackElo) >= \(2 * low)") }
             if let high = filter.maxElo { conditions.append("(WhiteElo + BlackElo) <= \(2 * high)") }
         }
-        let (rows, outcomes) = try run { db -> ([GameRow], [GameOutcome]) in
+        let (rows, outcomes, layout) = try run { db -> ([GameRow], [GameOutcome], ReadLayout) in
             let layout = try readLayout(db)
             func column(_ name: String) -> String { layout.has(name) ? name : "NULL" }
             let sql = """
@@ -174,9 +174,8 @@ extension GameDatabase {
                 rows.append(moveRow(row))
                 outcomes.append(GameOutcome(result: row[4]))
             }
-            return (rows, outcomes)
+            return (rows, outcomes, layout)
         }
-        let layout = try run { db in try readLayout(db) }
         let mainlines = Self.mainlines(of: rows, layout: layout)
         var nodes: [UInt64: FilteredExplorer.Node] = [:]
         for (mainline, outcome) in zip(mainlines, outcomes) {

@@ -58,6 +58,14 @@ public struct Repertoire: Sendable {
         return nil
     }
 
+    /// The side `player` had in a game (`NameKey.isMeant(by:)`, White's name first); nil when
+    /// neither name is theirs.
+    public static func side(of player: NameKey, in replay: GameReplay) -> Color? {
+        if NameKey(replay.tagValue("White") ?? "").isMeant(by: player) { return .white }
+        if NameKey(replay.tagValue("Black") ?? "").isMeant(by: player) { return .black }
+        return nil
+    }
+
     /// A chapter's name: its event, else its players, else its number.
     public static func chapterName(of replay: GameReplay) -> String {
         let known = { (name: String) -> String? in

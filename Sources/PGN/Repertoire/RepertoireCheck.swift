@@ -38,7 +38,7 @@ public struct RepertoireDeparture: Sendable, Hashable {
         guard var place = repertoire.positions[start.hash] else {
             return RepertoireDeparture(
                 kind: .notMet, ply: 0, played: mainline.first.map { $0.before.san($0.move) },
-                moveNumber: moveNumber(start), prepared: [], place: nil)
+                moveNumber: PGNWriter.moveNumber(before: start), prepared: [], place: nil)
         }
         for (ply, move) in mainline.enumerated() {
             let prepared = repertoire.moves[move.before.hash] ?? []
@@ -49,16 +49,11 @@ public struct RepertoireDeparture: Sendable, Hashable {
             let kind: Kind = prepared.isEmpty ? .ended : move.before.turn == repertoire.side ? .player : .opponent
             return RepertoireDeparture(
                 kind: kind, ply: ply, played: kind == .ended ? nil : move.before.san(move.move),
-                moveNumber: moveNumber(move.before), prepared: prepared, place: place)
+                moveNumber: PGNWriter.moveNumber(before: move.before), prepared: prepared, place: place)
         }
         let end = mainline.last?.after ?? start
         return RepertoireDeparture(
-            kind: .stayed, ply: mainline.count, played: nil, moveNumber: moveNumber(end),
+            kind: .stayed, ply: mainline.count, played: nil, moveNumber: PGNWriter.moveNumber(before: end),
             prepared: repertoire.moves[end.hash] ?? [], place: place)
-    }
-
-    /// `12.` for White to move, `12...` for Black.
-    static func moveNumber(_ position: Position) -> String {
-        "\(position.fullmoveNumber)\(position.turn == .white ? "." : "...")"
     }
 }

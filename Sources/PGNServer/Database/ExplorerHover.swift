@@ -53,7 +53,7 @@ extension PGNLanguageServer {
             if answer.ended > 0 { results.append("\(Figures.grouped(answer.ended)) ended here") }
             if !results.isEmpty { lines.append(results.joined(separator: " · ")) }
             if !answer.continuations.isEmpty {
-                let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+                let number = PGNWriter.moveNumber(before: position)
                 var row = "Next (games, White's score):"
                 // What a terminal shows of the row: the backticks are not shown.
                 var width = row.count

@@ -94,7 +94,7 @@ extension PGNLanguageServer {
 
     /// `12... Nf6`.
     static func moveName(_ move: ReplayedMove) -> String {
-        let number = PGNWriter.moveNumber(move.before.fullmoveNumber, black: move.before.turn == .black)
+        let number = PGNWriter.moveNumber(before: move.before)
         return "\(number) \(move.before.san(move.move))"
     }
 

@@ -60,8 +60,6 @@ struct DocumentRepertoire {
     static func chapter(_ placed: PlacedGame, index: Int, side: Color, start: Position) -> Chapter {
         let game = placed.analysis
         let nodes = game.syntax.nodes
-        var byNode: [Int: ReplayedMove] = [:]
-        for move in game.moves { byNode[move.node] = move }
         var chapter = Chapter(
             game: index, side: side, start: start,
             label: (game.label.lowerBound + placed.start)..<(game.label.upperBound + placed.start))
@@ -73,7 +71,7 @@ struct DocumentRepertoire {
             switch node.kind {
             case .move:
                 parents[i] = last
-                if let played = byNode[i] {
+                if let played = game.move(atNode: i) {
                     var end = node.range.upperBound
                     var k = i + 1
                     while k < nodes.count && nodes[k].kind == .nag {

@@ -93,7 +93,7 @@ extension PGNLanguageServer {
         }
         let document = try context.document(uri)
         let analysis = await analyzer.analysis(sharing: document)
-        let findings = await repertoireFindings(analysis, document, explorerSources(for: uri, context))
+        let findings = await repertoireFindings(analysis, document, context.session)
         let offset = document.offset(
             of: LSPPosition(line: line, character: character), encoding: context.positionEncoding)
         guard let plan = findings.plans.first(where: { $0.range.lowerBound == offset && $0.reply == reply }) else {

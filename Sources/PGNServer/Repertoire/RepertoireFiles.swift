@@ -12,38 +12,35 @@ import PGN
 /// open document, into the repertoire of its side (a game whose own tags name a side goes to
 /// that one). Kept until a file, the open documents or the settings change.
 final class RepertoireFiles: Sendable {
-    private struct Kept {
-        var key: [String]
-        var repertoires: [Color: Repertoire]
-    }
-    private let kept = Locked<Kept?>(nil)
+    /// By what they were read from: each repertoire document asks without its own file, so
+    /// several readings of the same files are kept (a few, the settings naming a few files).
+    private let kept = Locked<[[String]: [Color: Repertoire]]>([:])
+    private static let keptReadings = 8
 
     /// The repertoires, and what they were read from (paths, sides, versions): `key` changes
     /// when they do. `leaving`: a file left out (the document asking).
     func repertoires(
         white: [String], black: [String], base: URL?, documents: DocumentStore, leaving: DocumentURI? = nil
     ) -> (repertoires: [Color: Repertoire], key: [String]) {
-        var files: [(path: String, side: Color)] = []
+        var files: [(path: String, uri: DocumentURI, side: Color)] = []
         for (patterns, side) in [(white, Color.white), (black, .black)] {
             for pattern in patterns where !pattern.isEmpty {
-                for path in Self.expand(pattern, base: base)
-                where !files.contains(where: { $0.path == path }) && FileURI.uri(path: Array(path.utf8)) != leaving {
-                    files.append((path, side))
+                for path in Self.expand(pattern, base: base) where !files.contains(where: { $0.path == path }) {
+                    let uri = FileURI.uri(path: Array(path.utf8))
+                    if uri != leaving { files.append((path, uri, side)) }
                 }
             }
         }
         var key: [String] = []
         for file in files {
-            let uri = FileURI.uri(path: Array(file.path.utf8))
-            let open = documents[uri].map { "open \($0.version)" }
+            let open = documents[file.uri].map { "open \($0.version)" }
             key.append("\(file.side) \(file.path) \(open ?? FileSignature.of(file.path).map { "\($0)" } ?? "none")")
         }
-        if let done = kept.withLock({ $0?.key == key ? $0?.repertoires : nil }) { return (done, key) }
+        if let done = kept.withLock({ $0[key] }) { return (done, key) }
         var repertoires: [Color: Repertoire] = [:]
         for file in files {
-            let uri = FileURI.uri(path: Array(file.path.utf8))
             guard
-                let bytes = documents[uri]?.bytes
+                let bytes = documents[file.uri]?.bytes
                     ?? FileManager.default.contents(atPath: file.path).map(Array.init)
             else { continue }
             let source = SourceText(bytes)
@@ -56,7 +53,11 @@ final class RepertoireFiles: Sendable {
                 repertoires[side] = repertoire
             }
         }
-        kept.withLock { $0 = Kept(key: key, repertoires: repertoires) }
+        kept.withLock { kept in
+            // Readings of files as they were are left behind as the files change.
+            if kept.count >= Self.keptReadings { kept.removeAll() }
+            kept[key] = repertoires
+        }
         return (repertoires, key)
     }
 
@@ -91,16 +92,9 @@ extension PGNLanguageServer {
         _ game: PlacedGame, _ repertoires: [Color: Repertoire], player: NameKey
     ) -> (offset: Int, label: String, tooltip: String)? {
         let a = game.analysis
-        let tags = a.tagReplay
-        let side: Color
-        if NameKey(tags.tagValue("White") ?? "").isMeant(by: player) {
-            side = .white
-        } else if NameKey(tags.tagValue("Black") ?? "").isMeant(by: player) {
-            side = .black
-        } else {
-            return nil
-        }
-        guard let repertoire = repertoires[side], let start = a.start.position else { return nil }
+        guard let side = Repertoire.side(of: player, in: a.tagReplay), let repertoire = repertoires[side],
+            let start = a.start.position
+        else { return nil }
         let mainline = a.moves.filter { $0.depth == 0 }
         let departure = RepertoireDeparture.follow(start: start, mainline: mainline, through: repertoire)
         guard [.player, .opponent, .ended].contains(departure.kind), departure.ply < mainline.count else { return nil }

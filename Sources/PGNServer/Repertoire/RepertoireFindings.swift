@@ -35,6 +35,15 @@ extension PGNLanguageServer {
     /// count: a reply that leads to a position of another line is answered. Kept per document
     /// version, settings and databases' files: diagnostics, code actions and lenses ask alike.
     func repertoireFindings(
+        _ analysis: DocumentAnalysis, _ document: Document, _ session: Session?
+    ) async -> RepertoireFindings {
+        // The databases are looked for only for a document with a repertoire.
+        guard !analysis.repertoireGames.isEmpty else { return RepertoireFindings() }
+        return await repertoireFindings(analysis, document, explorerSources(for: document.uri, session))
+    }
+
+    /// The same against `sources`, the databases of the document.
+    func repertoireFindings(
         _ analysis: DocumentAnalysis, _ document: Document, _ sources: [ExplorerSource]
     ) async -> RepertoireFindings {
         guard !analysis.repertoireGames.isEmpty else { return RepertoireFindings() }
@@ -71,12 +80,6 @@ extension PGNLanguageServer {
         }
         keptRepertoireFindings.withLock { $0[document.uri] = (stamp, findings) }
         return findings
-    }
-
-    func repertoireDiagnostics(
-        _ analysis: DocumentAnalysis, _ document: Document, _ sources: [ExplorerSource]
-    ) async -> [Diagnostic] {
-        await repertoireFindings(analysis, document, sources).diagnostics
     }
 
     /// A position the repertoire's side answers with one move in a line and another in a line
@@ -134,7 +137,7 @@ extension PGNLanguageServer {
                 else { continue }
                 let place = written[0].place
                 let file = other.chapters[place.chapter]
-                let number = PGNWriter.moveNumber(before.fullmoveNumber, black: before.turn == .black)
+                let number = PGNWriter.moveNumber(before: before)
                 found.append(
                     Diagnostic(
                         .repertoireConflict, .warning,
@@ -210,7 +213,7 @@ extension PGNLanguageServer {
                     found.append(diagnostic)
                     if let plan { plans.append(plan) }
                     if reply.games > covered.biggest?.games ?? 0 {
-                        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
+                        let number = PGNWriter.moveNumber(before: position)
                         covered.biggest = ("\(number) \(position.san(reply.move))", reply.games, diagnostic.range)
                     }
                 }
@@ -228,10 +231,8 @@ extension PGNLanguageServer {
         reached: DocumentRepertoire.PlacedMove?, _ chapter: DocumentRepertoire.Chapter, _ sources: [ExplorerSource]
     ) -> (Diagnostic, GapPlan?) {
         let san = position.san(reply.move)
-        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
-        let share = Figures.percent(Double(reply.games) / Double(total))
-        let games = "\(Figures.grouped(total)) game\(total == 1 ? "" : "s")"
-        var message = "\(number) \(san): \(share) of \(games) — not prepared"
+        let number = PGNWriter.moveNumber(before: position)
+        var message = Self.replyFigures(reply, of: total, at: position) + " — not prepared"
         let after = position.playing(reply.move)
         let answers = explorer.explore(after, line: line + [position], in: sources).answer.continuations
         var text = "\(number) \(san)"
@@ -267,13 +268,17 @@ extension PGNLanguageServer {
         _ reply: ExplorerAnswer.Continuation, of total: Int, at position: Position, range: Range<Int>, game: Int,
         where place: String
     ) -> Diagnostic {
-        let number = PGNWriter.moveNumber(position.fullmoveNumber, black: position.turn == .black)
-        let share = Figures.percent(Double(reply.games) / Double(total))
-        return Diagnostic(
+        Diagnostic(
             .repertoireTransposition, .hint,
-            "\(number) \(position.san(reply.move)): \(share) of \(Figures.grouped(total)) game\(total == 1 ? "" : "s")"
-                + " — answered by transposition, \(place)",
+            Self.replyFigures(reply, of: total, at: position) + " — answered by transposition, \(place)",
             range: range, game: game)
+    }
+
+    /// `1... c5: 33% of 12 games`: a reply and its share of the games that reached its position.
+    static func replyFigures(_ reply: ExplorerAnswer.Continuation, of total: Int, at position: Position) -> String {
+        let share = Figures.percent(Double(reply.games) / Double(total))
+        return "\(PGNWriter.moveNumber(before: position)) \(position.san(reply.move)): \(share) of "
+            + "\(Figures.grouped(total)) game\(total == 1 ? "" : "s")"
     }
 
     /// Where a position of the repertoire is first reached: `line 12 (Ruy Lopez)` in this

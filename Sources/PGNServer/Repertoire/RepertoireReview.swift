@@ -146,7 +146,7 @@ extension PGNLanguageServer {
                     let judgement = verdict.judgement, judgement >= .mistake
                 else { continue }
                 let name = Self.moveName(played)
-                let number = PGNWriter.moveNumber(played.before.fullmoveNumber, black: played.before.turn == .black)
+                let number = PGNWriter.moveNumber(before: played.before)
                 found.append(
                     Diagnostic(
                         .repertoireMistake, .warning,

@@ -30,8 +30,7 @@ extension PGNLanguageServer {
                 for diagnostic in analysis.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
                 }
-                let repertoire = await repertoireFindings(
-                    analysis, document, explorerSources(for: document.uri, context))
+                let repertoire = await repertoireFindings(analysis, document, context.session)
                 for diagnostic in repertoire.diagnostics where settings.wants(diagnostic) && touches(diagnostic.range) {
                     fixed.append((diagnostic, lspDiagnostic(diagnostic, document, encoding)))
                 }

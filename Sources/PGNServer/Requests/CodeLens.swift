@@ -66,51 +66,31 @@ extension PGNLanguageServer {
                 text.endPieceIfFull()
             }
             // A repertoire game's check by the engine, its coverage, and its biggest gap to go to.
-            for index in analysis.repertoireGames {
-                let start = document.range(
-                    of: games[index].start..<games[index].start, encoding: context.positionEncoding
-                )
-                .start
-                text.raw(first ? "" : ",")
+            func repertoireLens(_ game: Int, _ title: String, _ command: String, _ arguments: [JSONValue]) {
+                let start = document.position(of: games[game].start, encoding: context.positionEncoding)
+                text.raw(first ? "{\"command\":" : ",{\"command\":")
                 first = false
-                text.value([
-                    "command": [
-                        "title": "Check the repertoire with the engine", "command": "pgn.reviewRepertoire",
-                        "arguments": [.string(document.uri)],
-                    ],
-                    "range": [
-                        "start": ["line": .integer(start.line), "character": .integer(start.character)],
-                        "end": ["line": .integer(start.line), "character": .integer(start.character)],
-                    ],
-                ])
+                text.value(["title": .string(title), "command": .string(command), "arguments": .array(arguments)])
+                text.raw(",\"range\":")
+                text.range(LSPRange(start: start, end: start))
+                text.raw("}")
+            }
+            for index in analysis.repertoireGames {
+                repertoireLens(
+                    index, "Check the repertoire with the engine", "pgn.reviewRepertoire", [.string(document.uri)])
             }
             if !analysis.repertoireGames.isEmpty {
-                let findings = await repertoireFindings(analysis, document, explorerSources(for: document.uri, context))
+                let findings = await repertoireFindings(analysis, document, context.session)
                 for coverage in findings.coverage {
-                    let start = document.range(
-                        of: games[coverage.game].start..<games[coverage.game].start, encoding: context.positionEncoding
-                    ).start
                     var title =
                         "Repertoire: \(Figures.percent(coverage.share)) of \(Figures.grouped(coverage.games)) games answered"
                     var arguments: [JSONValue] = [.string(document.uri)]
                     if let biggest = coverage.biggest {
                         title += " · biggest gap \(biggest.move) (\(Figures.grouped(biggest.games)))"
-                        let place = document.range(of: biggest.range, encoding: context.positionEncoding)
-                        arguments.append([
-                            "line": .integer(place.start.line), "character": .integer(place.start.character),
-                        ])
+                        let place = document.position(of: biggest.range.lowerBound, encoding: context.positionEncoding)
+                        arguments.append(["line": .integer(place.line), "character": .integer(place.character)])
                     }
-                    text.raw(first ? "" : ",")
-                    first = false
-                    text.value([
-                        "command": [
-                            "title": .string(title), "command": "pgn.goToRepertoireGap", "arguments": .array(arguments),
-                        ],
-                        "range": [
-                            "start": ["line": .integer(start.line), "character": .integer(start.character)],
-                            "end": ["line": .integer(start.line), "character": .integer(start.character)],
-                        ],
-                    ])
+                    repertoireLens(coverage.game, title, "pgn.goToRepertoireGap", arguments)
                 }
             }
             text.raw("]")

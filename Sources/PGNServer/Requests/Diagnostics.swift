@@ -67,7 +67,7 @@ extension PGNLanguageServer {
             if params["previousResultId"]?.stringValue == resultID {
                 return ["kind": "unchanged", "resultId": .string(resultID)]
             }
-            let repertoire = await repertoireDiagnostics(analysis, document, sources)
+            let repertoire = await repertoireFindings(analysis, document, sources).diagnostics
             return [
                 "kind": "full", "resultId": .string(resultID),
                 "items": diagnosticsJSON(analysis, document, context.positionEncoding, repertoire: repertoire),
@@ -81,8 +81,7 @@ extension PGNLanguageServer {
     func publish(_ document: Document, encoding: PositionEncoding) async {
         let analysis = await analyzer.analysis(sharing: document)
         cancelStaleReviews(analysis, of: document.uri)
-        let repertoire = await repertoireDiagnostics(
-            analysis, document, explorerSources(for: document.uri, server.session))
+        let repertoire = await repertoireFindings(analysis, document, server.session).diagnostics
         let diagnostics = diagnosticsJSON(analysis, document, encoding, repertoire: repertoire)
         publication.withLock { _ in
             // The store drops a closed document before its observers are told, and the closing
