@@ -186,7 +186,7 @@ struct Explore: ParsableCommand {
             --fen or the standard start. Counts cover the games that reached it within their \
             first 40 plies. Needs the database's position index (see `pgn-lsp index`). With \
             --player (and --color), --since, --until, --min-elo, --max-elo or --speed, only the \
-            games they keep are counted (at most 200,000; no best games are named). Exits with \
+            games they keep are counted (all of them, whatever their number). Exits with \
             status 0 when games reached the position, 1 when none did.
             """)
 
@@ -284,7 +284,7 @@ struct Explore: ParsableCommand {
                 answer = try database.explore(position, line: line)
             } else {
                 do {
-                    answer = try database.filteredExplorer(filter).explore(position)
+                    answer = try database.filteredExplorer(filter).explore(position, line: line)
                 } catch GameStoreError.noSuchPlayer(let name) {
                     let suggestions = (try? database.players(closestTo: name)) ?? []
                     writeToStandardError(
@@ -356,7 +356,7 @@ extension Explore {
                 position.play(move)
             }
             let start = ContinuousClock.now
-            let answer = try filtered?.explore(position) ?? database.explore(position, line: line)
+            let answer = try filtered?.explore(position, line: line) ?? database.explore(position, line: line)
             let best = answer.continuations.prefix(5).compactMap(\.bestGame) + [answer.bestGame].compactMap { $0 }
             _ = try database.summaries(ids: best)
             let micros = Int(seconds(since: start) * 1e6)

@@ -30,13 +30,11 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case tooManyPlayers(query: String, count: Int)
     /// An explorer filter's player that no name of the database may mean.
     case noSuchPlayer(String)
-    /// An explorer filter that keeps more games than it may count in memory.
-    case tooManyGames(Int)
 
-    /// Whether it is about an explorer filter (its player, its size) rather than the file.
+    /// Whether it is about an explorer filter (its player) rather than the file.
     public var isAboutTheFilter: Bool {
         switch self {
-        case .noSuchPlayer, .tooManyGames: return true
+        case .noSuchPlayer: return true
         default: return false
         }
     }
@@ -77,8 +75,6 @@ public enum GameStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(count) players' names start with \"\(query)\": give more of the name"
         case .noSuchPlayer(let query):
             return "no player of the database is named \(query)"
-        case .tooManyGames(let limit):
-            return "the filter keeps more than \(limit) games: narrow it (a player, dates, ratings, a speed)"
         }
     }
 }

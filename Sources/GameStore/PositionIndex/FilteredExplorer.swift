@@ -1,6 +1,7 @@
 import ChessCore
 import Foundation
 import GRDB
+import GRDBSQLite
 import PGN
 
 /// Which of a database's games the explorer counts: a player's (as White, Black or either),
@@ -79,130 +80,412 @@ public struct ExplorerFilter: Sendable, Hashable {
     }
 }
 
-/// The explorer over the games a filter keeps: each position of their mainlines' first
-/// `PositionIndex.treeDepth` plies with the games that reached it and the moves they played
-/// there, counted in memory from those games' moves (read on every core). Made once per filter
-/// (a player's games in a fraction of a second), then each answer is a lookup.
+/// The explorer over the games a filter keeps: the opening tree counted again over those games
+/// only. Two kept games reach a position only where two games of the file do, so the tree's
+/// rows (`PositionTree`) are the only places to count at: each kept game's first
+/// `PositionIndex.treeDepth` plies are replayed from `PositionMoves` (one thread replays, one
+/// counts) and counted at the rows they pass, with the best-rated game of each, as the tree has
+/// them. A position no two games of the file reach is found as the unfiltered explorer finds
+/// it, and kept when its game is. Made once per filter, whatever the number of games kept
+/// (memory: about 50 bytes a row of the tree while counting, 40 a row kept), then each answer
+/// is a lookup.
 public final class FilteredExplorer: Sendable {
-    struct Node: Sendable {
-        var games = 0
-        var results = [0, 0, 0]
-        var ended = 0
-        /// The next position's hash, with its games and results.
-        var next: [UInt64: (games: Int, results: [Int])] = [:]
+    struct Row: Sendable, TreeRowCounts {
+        /// The next position's key, `PositionIndex.ended` where games ended (as `Next`).
+        var next: Int64
+        var games: UInt32
+        var whiteWins: UInt32
+        var draws: UInt32
+        var blackWins: UInt32
+        var bestGame: Int64
+        /// -1 when no game of the row has a rating.
+        var bestElo: Int32
     }
 
-    private let nodes: [UInt64: Node]
+    /// The keys of the positions kept games reach in the tree, in order; the rows of
+    /// `keys[i]` are `rows[starts[i]..<starts[i + 1]]`.
+    private let keys: [UInt64]
+    private let starts: [Int]
+    private let rows: [Row]
+    private let kept: KeptGames
+    private let database: GameDatabase
     /// The games the filter kept.
     public let games: Int
 
-    init(nodes: [UInt64: Node], games: Int) {
-        self.nodes = nodes
+    fileprivate init(keys: [UInt64], starts: [Int], rows: [Row], kept: KeptGames, games: Int, database: GameDatabase) {
+        self.keys = keys
+        self.starts = starts
+        self.rows = rows
+        self.kept = kept
         self.games = games
+        self.database = database
     }
 
-    /// What the kept games played from `position`, as the index's explorer answers (no best games).
-    public func explore(_ position: Position) -> ExplorerAnswer {
-        var answer = ExplorerAnswer()
-        guard let node = nodes[position.hash] else { return answer }
-        answer.add(games: node.games, whiteWins: node.results[0], draws: node.results[1], blackWins: node.results[2])
-        answer.ended = node.ended
-        var moves = MoveList()
-        position.generateLegalMoves(into: &moves)
-        for move in moves {
-            guard let next = node.next[position.playing(move).hash] else { continue }
-            answer.continuations.append(
-                .init(
-                    move: move, games: next.games, whiteWins: next.results[0], draws: next.results[1],
-                    blackWins: next.results[2]))
+    /// What the kept games played from `position`, as the index's explorer answers. `line`:
+    /// the positions before it in the game at hand (see `GameDatabase.explore`).
+    public func explore(_ position: Position, line: [Position] = []) throws -> ExplorerAnswer {
+        try database.explore(position, line: line, keptBy: self)
+    }
+
+    /// The rows of `key` counted over the kept games; empty when none reaches it in the tree.
+    func rows(at key: UInt64) -> ArraySlice<Row> {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
-        let san = Dictionary(uniqueKeysWithValues: answer.continuations.map { ($0.move, position.san($0.move)) })
-        answer.continuations.sort { $0.games != $1.games ? $0.games > $1.games : san[$0.move]! < san[$1.move]! }
-        return answer
+        guard low < keys.count, keys[low] == key else { return [] }
+        return rows[starts[low]..<starts[low + 1]]
     }
 
-    /// The most games a filter may keep: each adds its first positions to memory.
-    public static let gamesLimit = 200_000
+    /// Whether the filter keeps game `id`.
+    func keeps(_ id: Int64) -> Bool { kept.payload(id) != nil }
+}
+
+/// The games a filter keeps, told game by game (`payload`): looked up one by one when an
+/// indexed condition (a player, dates) leaves few, else from whole columns read through their
+/// indexes (results and ratings; a speed reads `TimeControl` from every row).
+struct KeptGames: Sendable {
+    /// Set on the payload of a kept game (`GameResults.pack` holds 19 bits).
+    static let keptBit: UInt32 = 1 << 31
+    /// At most this many candidates (or a twentieth of the games) are looked up one by one.
+    static let lookedUpAtMost = 20_000
+
+    private let filter: ExplorerFilter
+    /// The games the indexed conditions leave (1 each), when there are some.
+    private var candidates: GameTable?
+    /// Each kept game's payload, when the candidates were looked up one by one.
+    private var looked: GameTable?
+    /// Otherwise, by ID: the outcome's code, each side's rating, the speed + 1.
+    private var results = GameTable(low: 0, high: -1, count: 0)
+    private var whiteElo = GameTable(low: 0, high: -1, count: 0)
+    private var blackElo = GameTable(low: 0, high: -1, count: 0)
+    private var speeds: GameTable?
+    /// The IDs of the looked-up games, in order.
+    private(set) var ids: [Int64]?
+
+    init(_ filter: ExplorerFilter, players: [Int64]?, layout: ReadLayout, _ db: Database) throws {
+        self.filter = filter
+        let bounds = try Row.fetchOne(db, sql: "SELECT MIN(ID), MAX(ID), COUNT(*) FROM Games")
+        let (low, high, total) = (bounds?[0] ?? 0, bounds?[1] ?? -1, bounds?[2] ?? 0) as (Int64, Int64, Int)
+        func table() -> GameTable { GameTable(low: low, high: high, count: total) }
+        // The indexed conditions: the IDs each leaves, intersected.
+        var found: [Int64]?
+        func narrow(_ sql: String, _ arguments: StatementArguments = []) throws {
+            let ids = try Int64.fetchAll(db, sql: sql, arguments: arguments).sorted()
+            guard let earlier = found else { return found = ids }
+            // Both in order: walked together.
+            var both: [Int64] = []
+            var (left, right) = (0, 0)
+            while left < earlier.count && right < ids.count {
+                if earlier[left] < ids[right] {
+                    left += 1
+                } else if earlier[left] > ids[right] {
+                    right += 1
+                } else {
+                    both.append(ids[right])
+                    (left, right) = (left + 1, right + 1)
+                }
+            }
+            found = both
+        }
+        if let players {
+            let list = players.map(String.init).joined(separator: ",")
+            switch filter.color {
+            case .white: try narrow("SELECT ID FROM Games WHERE WhiteID IN (\(list))")
+            case .black: try narrow("SELECT ID FROM Games WHERE BlackID IN (\(list))")
+            case nil:
+                try narrow(
+                    "SELECT ID FROM Games WHERE WhiteID IN (\(list)) UNION SELECT ID FROM Games WHERE BlackID IN (\(list))"
+                )
+            }
+        }
+        if filter.since != nil || filter.until != nil {
+            // `2024` and `2024.05` take in every date they begin.
+            let until = filter.until.map { $0 + String(".99.99".suffix(max(0, 10 - $0.count))) }
+            try narrow(
+                "SELECT ID FROM Games WHERE Date >= ? AND Date <= ?", [filter.since ?? "", until ?? "\u{10FFFF}"])
+        }
+        let timeControl = layout.has("TimeControl") ? "TimeControl" : "NULL"
+        if let found, found.count <= max(KeptGames.lookedUpAtMost, total / 20) {
+            var looked = table()
+            var ids: [Int64] = []
+            let statement = try PreparedStatement(
+                db, "SELECT Result, WhiteElo, BlackElo, \(timeControl) FROM Games WHERE ID = ?")
+            for id in found {
+                statement.bind(1, id)
+                defer { statement.reset() }
+                guard try statement.step() else { continue }
+                let row = statement.handle
+                let payload = KeptGames.payload(
+                    filter, result: KeptGames.text(row, 0), white: KeptGames.integer(row, 1),
+                    black: KeptGames.integer(row, 2), speed: ExplorerFilter.speed(timeControl: KeptGames.text(row, 3)))
+                if let payload {
+                    looked[id] = payload
+                    ids.append(id)
+                }
+            }
+            self.looked = looked
+            self.ids = ids
+            return
+        }
+        if let found {
+            var candidates = table()
+            for id in found { candidates[id] = 1 }
+            self.candidates = candidates
+        }
+        // Whole columns, each through its index when the file has it.
+        func column(_ sql: String, into target: inout GameTable, _ value: (OpaquePointer?) -> UInt32) throws {
+            let statement = try PreparedStatement(db, sql)
+            while try statement.step() { target[statement.int64(column: 0)] = value(statement.handle) }
+        }
+        results = table()
+        try column("SELECT ID, Result FROM Games WHERE Result IS NOT NULL", into: &results) {
+            GameOutcome(result: KeptGames.text($0, 1)).code
+        }
+        whiteElo = table()
+        try column("SELECT ID, WhiteElo FROM Games WHERE WhiteElo > 0", into: &whiteElo) {
+            UInt32(clamping: sqlite3_column_int64($0, 1))
+        }
+        blackElo = table()
+        try column("SELECT ID, BlackElo FROM Games WHERE BlackElo > 0", into: &blackElo) {
+            UInt32(clamping: sqlite3_column_int64($0, 1))
+        }
+        if filter.speed != nil {
+            var speeds = table()
+            try column("SELECT ID, \(timeControl) FROM Games", into: &speeds) { row in
+                ExplorerFilter.speed(timeControl: KeptGames.text(row, 1)).map {
+                    UInt32(ExplorerFilter.Speed.allCases.firstIndex(of: $0)! + 1)
+                } ?? 0
+            }
+            self.speeds = speeds
+        }
+    }
+
+    /// The payload of game `id` (`GameResults.pack`, with `keptBit`), nil when the filter leaves it out.
+    func payload(_ id: Int64) -> UInt32? {
+        if let looked {
+            let payload = looked[id]
+            return payload & KeptGames.keptBit != 0 ? payload : nil
+        }
+        if let candidates, candidates[id] == 0 { return nil }
+        let white = whiteElo[id]
+        let black = blackElo[id]
+        let speed = speeds.flatMap { speeds in
+            let code = Int(speeds[id])
+            return code == 0 ? nil : ExplorerFilter.Speed.allCases[code - 1]
+        }
+        return KeptGames.payload(
+            filter, outcome: GameOutcome(code: results[id]), white: white == 0 ? nil : Int(white),
+            black: black == 0 ? nil : Int(black), speed: speed)
+    }
+
+    /// The payload of a game with these values, nil when the filter's ratings or speed leave it out.
+    static func payload(
+        _ filter: ExplorerFilter, result: String?, white: Int?, black: Int?, speed: ExplorerFilter.Speed?
+    )
+        -> UInt32?
+    {
+        payload(filter, outcome: GameOutcome(result: result), white: white, black: black, speed: speed)
+    }
+
+    static func payload(
+        _ filter: ExplorerFilter, outcome: GameOutcome, white: Int?, black: Int?, speed: ExplorerFilter.Speed?
+    ) -> UInt32? {
+        if filter.minElo != nil || filter.maxElo != nil {
+            // The average of both ratings; a game without both is left out.
+            guard let white, let black, white > 0, black > 0 else { return nil }
+            if let low = filter.minElo, white + black < 2 * low { return nil }
+            if let high = filter.maxElo, white + black > 2 * high { return nil }
+        }
+        if let wanted = filter.speed, speed != wanted { return nil }
+        return GameResults.pack(outcome, PositionIndex.rating(white: white, black: black)) | keptBit
+    }
+
+    static func text(_ row: OpaquePointer?, _ column: Int32) -> String? {
+        sqlite3_column_text(row, column).map { String(cString: $0) }
+    }
+
+    static func integer(_ row: OpaquePointer?, _ column: Int32) -> Int? {
+        sqlite3_column_type(row, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(row, column))
+    }
+}
+
+/// The tree's rows with counts at 0, to count kept games at: each position's rows in order,
+/// and an open-addressing table from a position's key to its rows (one cache miss to find
+/// them, one to count in them).
+final class TreeSkeleton {
+    struct Slot {
+        /// The key + 1 (0 marks a free slot).
+        var stored: UInt64
+        var start: Int32
+        var count: Int32
+    }
+
+    private(set) var keys: [UInt64] = []
+    /// The rows of `keys[i]`: `starts[i]..<starts[i + 1]`.
+    private(set) var starts: [Int] = []
+    var rows: [FilteredExplorer.Row] = []
+    private var slots: [Slot] = []
+    private var mask = 0
+
+    init(_ db: Database) throws {
+        let statement = try PreparedStatement(db, "SELECT Position, Next FROM PositionTree ORDER BY Position, Next")
+        while try statement.step() {
+            let key = UInt64(bitPattern: statement.int64(column: 0))
+            if keys.last != key {
+                keys.append(key)
+                starts.append(rows.count)
+            }
+            rows.append(
+                .init(
+                    next: statement.int64(column: 1), games: 0, whiteWins: 0, draws: 0, blackWins: 0, bestGame: 0,
+                    bestElo: -1))
+        }
+        starts.append(rows.count)
+        var size = 16
+        while size < keys.count * 2 { size <<= 1 }
+        mask = size - 1
+        slots = Array(repeating: Slot(stored: 0, start: 0, count: 0), count: size)
+        for (place, key) in keys.enumerated() {
+            var index = TreeSkeleton.home(key, mask)
+            while slots[index].stored != 0 { index = (index + 1) & mask }
+            slots[index] = Slot(
+                stored: key &+ 1, start: Int32(starts[place]), count: Int32(starts[place + 1] - starts[place]))
+        }
+    }
+
+    @inline(__always) private static func home(_ key: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+    }
+
+    /// The slot where a search for `key` starts: read for each of a game's keys before any is
+    /// looked up, the reads wait for memory together instead of one after the other (a game's
+    /// lookups took three times as long).
+    @inline(__always) func firstSlot(_ key: UInt64) -> Slot {
+        slots.withUnsafeBufferPointer { $0[TreeSkeleton.home(key, mask)] }
+    }
+
+    /// The row of `key` and `next` (`OpeningTreeBatch.ended` where the game ended) among
+    /// `rows` (the skeleton's, being counted), if the tree has it; `probed`: `firstSlot(key)`.
+    @inline(__always) func row(
+        _ key: UInt64, _ next: UInt64, probed: Slot, in rows: UnsafeMutableBufferPointer<FilteredExplorer.Row>
+    ) -> Int? {
+        var found = probed
+        if found.stored != key &+ 1 {
+            guard found.stored != 0 else { return nil }
+            found = slots.withUnsafeBufferPointer { slots in
+                var index = TreeSkeleton.home(key, mask)
+                while slots[index].stored != 0 && slots[index].stored != key &+ 1 { index = (index + 1) & mask }
+                return slots[index]
+            }
+            guard found.stored != 0 else { return nil }
+        }
+        let wanted = next == OpeningTreeBatch.ended ? PositionIndex.ended : Int64(next)
+        let first = Int(found.start)
+        for row in first..<first + Int(found.count) where rows[row].next == wanted { return row }
+        return nil
+    }
 }
 
 extension GameDatabase {
-    /// The explorer over the games `filter` keeps (`FilteredExplorer`). Throws when more than
-    /// `FilteredExplorer.gamesLimit` games are kept (narrow the filter) or the player matches no
-    /// name.
+    /// The explorer over the games `filter` keeps (`FilteredExplorer`). Throws when the player
+    /// matches no name, or the position index is not current (an import is adding games, say).
     public func filteredExplorer(_ filter: ExplorerFilter) throws -> FilteredExplorer {
-        var conditions: [String] = []
-        var arguments: [DatabaseValueConvertible?] = []
-        if let player = filter.player {
-            let ids = try players(meantBy: player).map(\.id)
+        let players: [Int64]? = try filter.player.map { player in
+            let ids = try self.players(meantBy: player).map(\.id)
             guard !ids.isEmpty else { throw GameStoreError.noSuchPlayer(player) }
-            let list = ids.map(String.init).joined(separator: ",")
-            switch filter.color {
-            case .white: conditions.append("WhiteID IN (\(list))")
-            case .black: conditions.append("BlackID IN (\(list))")
-            case nil: conditions.append("(WhiteID IN (\(list)) OR BlackID IN (\(list)))")
+            return ids
+        }
+        return try run { db in
+            // One read transaction: the rows agree, and the file is locked once, not at each lookup.
+            guard !db.isInsideTransaction else { return try filteredExplorer(filter, players: players, db) }
+            var made: FilteredExplorer?
+            try db.inTransaction(.deferred) {
+                made = try filteredExplorer(filter, players: players, db)
+                return .commit
+            }
+            return made!
+        }
+    }
+
+    private func filteredExplorer(
+        _ filter: ExplorerFilter, players: [Int64]?, _ db: Database
+    ) throws
+        -> FilteredExplorer
+    {
+        let status = try requireCurrentIndex(db)
+        guard status == .current else { throw GameStoreError.positionIndex(path: path, status: status) }
+        let kept = try KeptGames(filter, players: players, layout: try readLayout(db), db)
+        let tree = try TreeSkeleton(db)
+        var counted = tree.rows
+        tree.rows = []
+        var games = 0
+        let reader = PositionMovesReader()
+        let statement: PreparedStatement
+        let step: () throws -> Bool
+        if let ids = kept.ids {
+            statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves WHERE GameID = ?")
+            var next = 0
+            step = {
+                while next < ids.count {
+                    statement.reset()
+                    statement.bind(1, ids[next])
+                    next += 1
+                    if try statement.step() { return true }
+                }
+                return false
+            }
+        } else {
+            statement = try PreparedStatement(db, "SELECT GameID, Moves, FEN FROM PositionMoves ORDER BY GameID")
+            step = { try statement.step() }
+        }
+        var read = false
+        let probes = UnsafeMutablePointer<TreeSkeleton.Slot>.allocate(capacity: PositionIndex.treeDepth + 1)
+        defer { probes.deallocate() }
+        try counted.withUnsafeMutableBufferPointer { counted in
+            try TwoStages.run(
+                (PositionTreeBuilder.KeyChunk(), PositionTreeBuilder.KeyChunk()), fillAside: false,
+                fill: { chunk in
+                    guard !read else { return false }
+                    read = try !chunk.fill(statement, reader, step: step, payload: kept.payload)
+                    return chunk.games > 0
+                },
+                use: { chunk in
+                    games += chunk.games
+                    for game in 0..<chunk.games {
+                        let payload = chunk.payloads[game]
+                        let id = chunk.ids[game]
+                        let outcome = GameOutcome(code: payload)
+                        let elo = Int32((payload & ~KeptGames.keptBit) >> 2) - 1
+                        let keys = chunk.keys(of: game)
+                        for ply in 0..<min(chunk.counts[game], PositionIndex.treeDepth + 1) {
+                            probes[ply] = tree.firstSlot(keys[ply])
+                        }
+                        PositionTreeBuilder.forEachTreeKey(keys, chunk.counts[game]) { ply, key, next in
+                            guard let row = tree.row(key, next, probed: probes[ply], in: counted) else { return }
+                            // Games come in ID order: the first is the one of the lowest ID.
+                            counted[row].count(outcome, elo: elo, gameID: id)
+                        }
+                    }
+                })
+        }
+        // The rows some kept game reached.
+        var keys: [UInt64] = []
+        var starts: [Int] = []
+        var rows: [FilteredExplorer.Row] = []
+        for place in tree.keys.indices {
+            let first = rows.count
+            for row in tree.starts[place]..<tree.starts[place + 1] where counted[row].games > 0 {
+                rows.append(counted[row])
+            }
+            if rows.count > first {
+                keys.append(tree.keys[place])
+                starts.append(first)
             }
         }
-        if let since = filter.since {
-            conditions.append("Date >= ?")
-            arguments.append(since)
-        }
-        if let until = filter.until {
-            // `2024` and `2024.05` take in every date they begin.
-            conditions.append("Date <= ?")
-            arguments.append(until + String(".99.99".suffix(max(0, 10 - until.count))))
-        }
-        if filter.minElo != nil || filter.maxElo != nil {
-            conditions.append("WhiteElo > 0 AND BlackElo > 0")
-            if let low = filter.minElo { conditions.append("(WhiteElo + BlackElo) >= \(2 * low)") }
-            if let high = filter.maxElo { conditions.append("(WhiteElo + BlackElo) <= \(2 * high)") }
-        }
-        let (rows, outcomes, layout) = try run { db -> ([GameRow], [GameOutcome], ReadLayout) in
-            let layout = try readLayout(db)
-            func column(_ name: String) -> String { layout.has(name) ? name : "NULL" }
-            let sql = """
-                SELECT ID, \(column("FEN")), \(column("Moves")), \(column("Moves2")), Result, \(column("TimeControl")) \
-                FROM Games \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-                """
-            var rows: [GameRow] = []
-            var outcomes: [GameOutcome] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-            while let row = try cursor.next() {
-                if let speed = filter.speed, ExplorerFilter.speed(timeControl: row[5]) != speed { continue }
-                guard rows.count < FilteredExplorer.gamesLimit else {
-                    throw GameStoreError.tooManyGames(FilteredExplorer.gamesLimit)
-                }
-                rows.append(moveRow(row))
-                outcomes.append(GameOutcome(result: row[4]))
-            }
-            return (rows, outcomes, layout)
-        }
-        let mainlines = Self.mainlines(of: rows, layout: layout)
-        var nodes: [UInt64: FilteredExplorer.Node] = [:]
-        for (mainline, outcome) in zip(mainlines, outcomes) {
-            guard let hashes = mainline?.hashes else { continue }
-            let result: Int? =
-                switch outcome {
-                case .whiteWins: 0
-                case .draw: 1
-                case .blackWins: 2
-                case .unknown: nil
-                }
-            var seen: Set<UInt64> = []
-            for ply in 0..<min(hashes.count, PositionIndex.treeDepth + 1) where seen.insert(hashes[ply]).inserted {
-                var node = nodes[hashes[ply]] ?? FilteredExplorer.Node()
-                node.games += 1
-                if let result { node.results[result] += 1 }
-                if ply + 1 < hashes.count {
-                    var next = node.next[hashes[ply + 1]] ?? (0, [0, 0, 0])
-                    next.games += 1
-                    if let result { next.results[result] += 1 }
-                    node.next[hashes[ply + 1]] = next
-                } else {
-                    node.ended += 1
-                }
-                nodes[hashes[ply]] = node
-            }
-        }
-        return FilteredExplorer(nodes: nodes, games: rows.count)
+        starts.append(rows.count)
+        return FilteredExplorer(keys: keys, starts: starts, rows: rows, kept: kept, games: games, database: self)
     }
 }

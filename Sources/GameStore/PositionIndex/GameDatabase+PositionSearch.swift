@@ -211,11 +211,22 @@ extension GameDatabase {
     /// the last one before it that several games reach, without replaying every game.
     /// Throws when the position index is missing or out of date.
     public func explore(_ position: Position, line: [Position] = []) throws -> ExplorerAnswer {
+        try explore(position, line: line, keptBy: nil)
+    }
+
+    /// The same over the games `filtered`'s filter keeps, when there is one.
+    func explore(_ position: Position, line: [Position], keptBy filtered: FilteredExplorer?) throws -> ExplorerAnswer {
         let key = PositionIndex.key(position.hash)
         // While an import adds games, the tree has not their counts yet: the moves of the
         // games stored so far are replayed instead.
         var replayed = false
         var rows = try run { db -> [(next: Int64, counts: [Int], bestGame: Int64?, bestElo: Int?)] in
+            if let filtered {
+                return filtered.rows(at: key).map {
+                    let (counts, bestGame, bestElo) = $0.explorerCounts
+                    return ($0.next, counts, bestGame, bestElo)
+                }
+            }
             if try requireCurrentIndex(db) == .updating {
                 replayed = true
                 return []
@@ -235,10 +246,12 @@ extension GameDatabase {
             }
         }
         if rows.isEmpty {
+            // Kept games reach a position of the tree only where it has counted them.
+            if filtered != nil, try treeHolds(key) { return ExplorerAnswer() }
             // No row: one game at most reaches it, the one that left the others' paths on this
             // line, else none if the filter of single positions says so, else a replay of the
             // games tells (as it does at once while an import adds games).
-            let sightings: [Sighting]
+            var sightings: [Sighting]
             if replayed {
                 sightings = try scan(for: position, plies: PositionIndex.treeDepth)
             } else if let single = try singleGame(reaching: key, line: line) {
@@ -248,6 +261,7 @@ extension GameDatabase {
             } else {
                 sightings = try scan(for: position, plies: PositionIndex.treeDepth)
             }
+            if let filtered { sightings.removeAll { !filtered.keeps($0.id) } }
             if sightings.isEmpty { return ExplorerAnswer() }
             let results = try run { db in
                 try Row.fetchAll(
@@ -276,10 +290,9 @@ extension GameDatabase {
                     gameID: sighting.id)
             }
             rows = sums.sorted().map {
-                (
-                    $0.next == OpeningTreeBatch.ended ? PositionIndex.ended : Int64($0.next),
-                    [Int($0.games), Int($0.whiteWins), Int($0.draws), Int($0.blackWins)], $0.bestGame,
-                    $0.bestElo < 0 ? nil : Int($0.bestElo)
+                let (counts, bestGame, bestElo) = $0.explorerCounts
+                return (
+                    $0.next == OpeningTreeBatch.ended ? PositionIndex.ended : Int64($0.next), counts, bestGame, bestElo
                 )
             }
         }
@@ -394,6 +407,14 @@ extension GameDatabase {
                     id: game, ply: Int32(ply), next: ply + 1 < count ? keys[ply + 1] : OpeningTreeBatch.ended)
             }
             return nil
+        }
+    }
+
+    /// Whether the opening tree has rows for `key`.
+    func treeHolds(_ key: UInt64) throws -> Bool {
+        try run { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM PositionTree WHERE Position = ? LIMIT 1", arguments: [Int64(key)])
+                ?? false
         }
     }
 

@@ -181,11 +181,51 @@ public enum GameOutcome: Sendable, Equatable {
     }
 }
 
+/// The counts of a row of the opening tree, as its builders add games to them.
+protocol TreeRowCounts {
+    var games: UInt32 { get set }
+    var whiteWins: UInt32 { get set }
+    var draws: UInt32 { get set }
+    var blackWins: UInt32 { get set }
+    var bestGame: Int64 { get set }
+    /// -1 when no game of the row has a rating.
+    var bestElo: Int32 { get set }
+}
+
+extension TreeRowCounts {
+    /// Counts a game (its games and results; the best game is set apart).
+    @inline(__always) mutating func count(_ outcome: GameOutcome) {
+        games += 1
+        switch outcome {
+        case .whiteWins: whiteWins += 1
+        case .draw: draws += 1
+        case .blackWins: blackWins += 1
+        case .unknown: break
+        }
+    }
+
+    /// Counts a game with this outcome and rating (-1 without): the row's best game is the
+    /// best-rated, else the first counted.
+    @inline(__always) mutating func count(_ outcome: GameOutcome, elo: Int32, gameID: Int64) {
+        count(outcome)
+        if games == 1 || (elo >= 0 && elo > bestElo) {
+            bestGame = gameID
+            bestElo = elo
+        }
+    }
+
+    /// Games, White's wins, draws and Black's wins, the best game and its rating, as the
+    /// explorer reads a row.
+    var explorerCounts: (counts: [Int], bestGame: Int64?, bestElo: Int?) {
+        ([Int(games), Int(whiteWins), Int(draws), Int(blackWins)], bestGame, bestElo < 0 ? nil : Int(bestElo))
+    }
+}
+
 /// Opening-tree rows added up in memory before they are written: an open-addressing table
 /// keyed by (position key, next key; `OpeningTreeBatch.ended` where games ended), in one
 /// block of memory.
 final class OpeningTreeBatch {
-    struct Slot {
+    struct Slot: TreeRowCounts {
         var position: UInt64
         var next: UInt64
         /// 0 marks a free slot.
@@ -244,18 +284,7 @@ final class OpeningTreeBatch {
             slot.pointee.next = next
             count += 1
         }
-        slot.pointee.games += 1
-        switch outcome {
-        case .whiteWins: slot.pointee.whiteWins += 1
-        case .draw: slot.pointee.draws += 1
-        case .blackWins: slot.pointee.blackWins += 1
-        case .unknown: break
-        }
-        // The best-rated game, else the first.
-        if slot.pointee.games == 1 || (elo >= 0 && elo > slot.pointee.bestElo) {
-            slot.pointee.bestGame = gameID
-            slot.pointee.bestElo = elo
-        }
+        slot.pointee.count(outcome, elo: elo, gameID: gameID)
     }
 
     private func grow() {

@@ -311,7 +311,7 @@ struct TreeRows {
 }
 
 /// One row of `PositionTree`: the games that stood in a position and went on to the next.
-struct TreeRow: Equatable {
+struct TreeRow: Equatable, TreeRowCounts {
     var position: UInt64
     var next: UInt64
     var games: UInt32 = 0
@@ -336,18 +336,6 @@ struct TreeRow: Equatable {
         blackWins = slot.blackWins
         bestGame = slot.bestGame
         bestElo = slot.bestElo
-    }
-
-    /// Counts a game (the best game is set apart).
-    @inline(__always)
-    mutating func count(_ outcome: GameOutcome) {
-        games += 1
-        switch outcome {
-        case .whiteWins: whiteWins += 1
-        case .draw: draws += 1
-        case .blackWins: blackWins += 1
-        case .unknown: break
-        }
     }
 
     func write(with insert: PreparedStatement) throws {

@@ -106,6 +106,7 @@ enum PositionTreeBuilder {
         private let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: gamesPerChunk * limit)
         var counts = [Int](repeating: 0, count: gamesPerChunk)
         var payloads = [UInt32](repeating: 0, count: gamesPerChunk)
+        var ids = [Int64](repeating: 0, count: gamesPerChunk)
         var games = 0
 
         deinit { storage.deallocate() }
@@ -114,13 +115,24 @@ enum PositionTreeBuilder {
 
         /// The next games of the statement; returns false when it has no rows left.
         func fill(_ statement: PreparedStatement, _ reader: PositionMovesReader, _ ranks: GameRanks) throws -> Bool {
+            try fill(statement, reader, step: { try statement.step() }, payload: { ranks.payloads[$0] })
+        }
+
+        /// The next games of the rows `step` moves `statement` to (false: no rows left), those
+        /// `payload` gives a value; returns false when `step` has no rows left.
+        func fill(
+            _ statement: PreparedStatement, _ reader: PositionMovesReader, step: () throws -> Bool,
+            payload: (Int64) -> UInt32?
+        ) throws -> Bool {
             games = 0
             while games < KeyChunk.gamesPerChunk {
-                guard try statement.step() else { return false }
-                guard reader.start(statement.handle, fenColumn: 2) else { continue }
+                guard try step() else { return false }
+                let id = statement.int64(column: 0)
+                guard let value = payload(id), reader.start(statement.handle, fenColumn: 2) else { continue }
                 counts[games] = reader.keys(
                     statement.handle, movesColumn: 1, into: storage + games * KeyChunk.limit, limit: KeyChunk.limit)
-                payloads[games] = ranks.payloads[statement.int64(column: 0)]
+                payloads[games] = value
+                ids[games] = id
                 games += 1
             }
             return true

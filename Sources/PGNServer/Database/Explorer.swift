@@ -248,7 +248,7 @@ final class ExplorerCenter: Sendable {
                     if kept == nil {
                         state.withLock { $0.filtered[source.path] = (signature, filter, explorer) }
                     }
-                    cached = Cached(answer: explorer.explore(position), best: nil)
+                    cached = Cached(answer: try explorer.explore(position, line: line), best: nil)
                 }
                 if cached == nil { cached = Cached(answer: try database.explore(position, line: line), best: nil) }
                 if wantsBest, cached!.best == nil {

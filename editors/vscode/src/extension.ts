@@ -18,6 +18,15 @@ export async function activate(_context: vscode.ExtensionContext): Promise<void>
       // arguments, so they are given the active document's URI and the cursor's position
       // (the game under the cursor).
       executeCommand: async (name, args, next) => {
+        if (name === "pgn.setExplorerFilter" && args.length === 0) {
+          const filter = await askExplorerFilter();
+          if (filter === undefined) {
+            return undefined;
+          }
+          const answer = await next(name, [filter]);
+          void vscode.window.showInformationMessage(`The explorer counts ${answer?.filter ?? "?"}`);
+          return answer;
+        }
         const editor = vscode.window.activeTextEditor;
         if (args.length > 0 || editor === undefined) {
           return next(name, args);
@@ -29,6 +38,30 @@ export async function activate(_context: vscode.ExtensionContext): Promise<void>
   };
   client = new LanguageClient("pgn-lsp", "PGN", serverOptions, clientOptions);
   await client.start();
+}
+
+// The explorer's filter as `key=value` words (`player=Carlsen color=black since=2020`); empty:
+// every game. Undefined when the box is dismissed or a word is not `key=value`.
+async function askExplorerFilter(): Promise<Record<string, string | number> | undefined> {
+  const text = await vscode.window.showInputBox({
+    title: "Which games the explorer counts",
+    prompt: "player=… color=white|black since=… until=… minElo=… maxElo=… speed=blitz|rapid|…; empty: every game",
+    placeHolder: "player=Carlsen color=black since=2020",
+  });
+  if (text === undefined) {
+    return undefined;
+  }
+  const filter: Record<string, string | number> = {};
+  for (const word of text.split(/\s+/).filter((w) => w.length > 0)) {
+    const match = /^(\w+)=(.*)$/.exec(word);
+    if (match === null) {
+      void vscode.window.showErrorMessage(`${word} is not key=value`);
+      return undefined;
+    }
+    const [, key, value] = match;
+    filter[key] = (key === "minElo" || key === "maxElo") && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return filter;
 }
 
 export async function deactivate(): Promise<void> {
