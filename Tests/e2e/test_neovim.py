@@ -523,6 +523,82 @@ def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
         "tooltip": "You left your repertoire with 3. Bc4: it plays Bb5 here (repertoire.pgn:4, e4)."}], seen
 
 
+# The repertoire's other actions as Neovim runs them: the gap's reply prepared with the engine's
+# answer (a command the server answers with workspace/applyEdit), the lens that goes to the biggest
+# gap, and a sketch without players marked as Black's repertoire.
+ACTIONS_RUN = r"""
+local function run()
+  local bufnr = open("repertoire.pgn")
+  out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
+  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  local uri = vim.uri_from_bufnr(bufnr)
+  local function actions_at(buf, line, character)
+    local here = { line = line, character = character }
+    return results(vim.lsp.buf_request_sync(buf, "textDocument/codeAction",
+      { textDocument = { uri = vim.uri_from_bufnr(buf) }, range = { start = here, ["end"] = here },
+        context = { diagnostics = {} } }, 5000))[1] or {}
+  end
+  for _, action in ipairs(actions_at(bufnr, 3, 3)) do
+    if action.command and action.title:find("engine", 1, true) then
+      out.engine_title = action.title
+      out.engine_answer = results(vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand", action.command,
+        60000))[1]
+    end
+  end
+  out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
+  -- The lens's command as vim.lsp.codelens.run runs it, the cursor elsewhere.
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local lenses = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens",
+    { textDocument = { uri = uri } }, 5000))[1] or {}
+  for _, lens in ipairs(lenses) do
+    if lens.command and lens.command.command == "pgn.goToRepertoireGap" then
+      out.gap_title = lens.command.title
+      out.gap_place = lens.command.arguments[2]
+      out.goto_answer = results(vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand", lens.command,
+        5000))[1]
+      out.cursor = vim.api.nvim_win_get_cursor(0)
+    end
+  end
+
+  local sketch = open("sketch.pgn")
+  wait_diagnostics(sketch, nil)
+  out.marks = {}
+  for _, action in ipairs(actions_at(sketch, 2, 3)) do
+    if action.title:find("repertoire", 1, true) then
+      table.insert(out.marks, action.title)
+      if action.title:find("Black", 1, true) then vim.lsp.util.apply_workspace_edit(action.edit, "utf-16") end
+    end
+  end
+  out.sketch = vim.api.nvim_buf_get_lines(sketch, 0, 3, false)
+end
+"""
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_the_engines_answer_the_biggest_gap_and_marking_in_neovim(tmp_path, version):
+    settings = {"engine": {"path": "/usr/games/stockfish", "hoverMs": 0}, "review": {"depth": 8},
+                "repertoire": {"minGames": 1}}
+
+    def prepare(work):
+        prepare_repertoire(work)
+        (work / "sketch.pgn").write_text('[Event "Sketch"]\n\n1. d4 d5 (1... Nf6 2. c4) 2. c4 *\n')
+
+    seen = run_neovim(tmp_path, settings, version, init=PRELUDE + ACTIONS_RUN + EPILOGUE, prepare=prepare)
+    assert seen.get("error") is None, seen.get("error")
+    assert seen["gaps_arrived"], seen
+    assert seen["engine_title"] == "Prepare 1... c5 with the engine's answer", seen
+    assert seen["engine_answer"] == {"applied": True}, seen
+    assert re.fullmatch(r"1\. e4 e5 \(1\.\.\. c5 2\. [A-Za-z][a-z0-9x+#=]*[0-9]\+?\) 2\. Nf3 Nc6 3\. Bb5 \*",
+                        seen["line"]), seen["line"]
+    # The biggest gap left, shown through window/showDocument (the plugin's own handler in 0.7).
+    assert re.fullmatch(r"Repertoire: \d+% of 3 games answered · biggest gap .+", seen["gap_title"]), seen
+    place = seen["gap_place"]
+    assert seen["goto_answer"] == {"shown": True}, seen
+    assert seen["cursor"] == [place["line"] + 1, place["character"]], seen
+    assert seen["marks"] == ["Mark as White's repertoire", "Mark as Black's repertoire"], seen
+    assert seen["sketch"] == ['[Event "Sketch"]', '[Orientation "black"]', ""], seen
+
+
 # A White repertoire with a line that answers a position otherwise than another, and a blunder:
 # the conflict shown, then the engine's check run as the lens runs it, and its warning.
 CHECKED = ('[Event "Ruy"]\n[Orientation "white"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n'

@@ -177,11 +177,33 @@ local function refresh_inlay_hints(err, _, ctx)
   return vim.NIL
 end
 
+--- `window/showDocument` (the repertoire lens's "go to the biggest gap") for Neovim 0.7, which has
+--- no handler of its own: the file in the current window, the cursor at the selection's start.
+local function show_document(_, result)
+  local path = vim.uri_to_fname(result.uri)
+  if vim.api.nvim_buf_get_name(0) ~= path then
+    vim.cmd("edit " .. vim.fn.fnameescape(path))
+  end
+  local start = result.selection and result.selection.start
+  if start then
+    local line = vim.api.nvim_buf_get_lines(0, start.line, start.line + 1, false)[1] or ""
+    local ok, col = pcall(vim.str_byteindex, line, start.character, true)
+    vim.api.nvim_win_set_cursor(0, { start.line + 1, ok and col or 0 })
+  end
+  return { success = true }
+end
+
+local own_show_document = vim.lsp.handlers["window/showDocument"] == nil
+
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   -- Neovim 0.7 answers workspace/configuration (from config.settings) but does not announce it.
   caps.workspace = caps.workspace or {}
   caps.workspace.configuration = true
+  if own_show_document then
+    caps.window = caps.window or {}
+    caps.window.showDocument = { support = true }
+  end
   if M.config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, M.config.capabilities)
   end
@@ -199,7 +221,10 @@ local function client_config(root)
     -- Neovim answers workspace/configuration for the section "pgn" from this table.
     settings = { pgn = settings },
     capabilities = capabilities(),
-    handlers = { ["workspace/inlayHint/refresh"] = refresh_inlay_hints },
+    handlers = {
+      ["workspace/inlayHint/refresh"] = refresh_inlay_hints,
+      ["window/showDocument"] = own_show_document and show_document or nil,
+    },
     on_attach = function(client, bufnr)
       hint_visible_lines(client, bufnr)
       enable_inlay_hints(bufnr)
