@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, binary
 from editor_fixtures import FIXABLE, MARKED, NEOVIMS, run_neovim_script
-from test_lsp_explorer import MINE, make_database
+from test_lsp_explorer import MINE, REFERENCE_GAMES, make_database
 
 PLUGIN = ROOT / "editors" / "nvim"
 
@@ -523,13 +523,22 @@ def test_repertoire_gaps_and_their_fix_in_neovim(tmp_path, version):
         "tooltip": "You left your repertoire with 3. Bc4: it plays Bb5 here (repertoire.pgn:4, e4)."}], seen
 
 
-# The repertoire's other actions as Neovim runs them: the gap's reply prepared with the engine's
-# answer (a command the server answers with workspace/applyEdit), the lens that goes to the biggest
-# gap, and a sketch without players marked as Black's repertoire.
+# The repertoire's other parts as Neovim shows and runs them: a reply answered by transposition (two
+# more games reach 2... e5 after 1... Nc6 2. Nf3, three in all), the gap's reply prepared with the engine's answer
+# (a command the server answers with workspace/applyEdit), the lens that goes to the biggest gap,
+# and a sketch without players marked as Black's repertoire.
+TRANSPOSED = ('[Event "Ref"]\n[White "Kasparov"]\n[Black "Karpov"]\n[Result "1-0"]\n\n1. e4 Nc6 2. Nf3 e5 3. Bb5 1-0\n\n'
+              '[Event "Ref"]\n[White "Tal"]\n[Black "Petrosian"]\n[Result "0-1"]\n\n1. e4 Nc6 2. Nf3 e5 3. d4 0-1\n')
 ACTIONS_RUN = r"""
 local function run()
   local bufnr = open("repertoire.pgn")
   out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
+  out.hints = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == "repertoire-transposition" then
+      table.insert(out.hints, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
+    end
+  end
   vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
   local uri = vim.uri_from_bufnr(bufnr)
   local function actions_at(buf, line, character)
@@ -580,18 +589,22 @@ def test_the_engines_answer_the_biggest_gap_and_marking_in_neovim(tmp_path, vers
                 "repertoire": {"minGames": 1}}
 
     def prepare(work):
-        prepare_repertoire(work)
+        make_database(work / "games.ocgdb.db3", REFERENCE_GAMES + "\n" + TRANSPOSED)
+        (work / "repertoire.pgn").write_text(REPERTOIRE.replace("1. e4 e5 2.", "1. e4 e5 (1... Nc6 2. Nf3) 2."))
         (work / "sketch.pgn").write_text('[Event "Sketch"]\n\n1. d4 d5 (1... Nf6 2. c4) 2. c4 *\n')
 
     seen = run_neovim(tmp_path, settings, version, init=PRELUDE + ACTIONS_RUN + EPILOGUE, prepare=prepare)
     assert seen.get("error") is None, seen.get("error")
     assert seen["gaps_arrived"], seen
+    # 2... e5 after 1... Nc6 2. Nf3 reaches the mainline's position after 2... Nc6: a hint, not a gap.
+    assert [(h["lnum"], h["col"], h["message"], h["severity"]) for h in seen["hints"]] == [
+        (3, 22, "2... e5: 100% of 3 games — answered by transposition, line 4 (e4)", 4)], seen["hints"]
     assert seen["engine_title"] == "Prepare 1... c5 with the engine's answer", seen
     assert seen["engine_answer"] == {"applied": True}, seen
-    assert re.fullmatch(r"1\. e4 e5 \(1\.\.\. c5 2\. [A-Za-z][a-z0-9x+#=]*[0-9]\+?\) 2\. Nf3 Nc6 3\. Bb5 \*",
-                        seen["line"]), seen["line"]
+    assert re.fullmatch(r"1\. e4 e5 \(1\.\.\. c5 2\. [A-Za-z][a-z0-9x+#=]*[0-9]\+?\) \(1\.\.\. Nc6 2\. Nf3\) "
+                        r"2\. Nf3 Nc6 3\. Bb5 \*", seen["line"]), seen["line"]
     # The biggest gap left, shown through window/showDocument (the plugin's own handler in 0.7).
-    assert re.fullmatch(r"Repertoire: \d+% of 3 games answered · biggest gap .+", seen["gap_title"]), seen
+    assert re.fullmatch(r"Repertoire: \d+% of 5 games answered · biggest gap .+", seen["gap_title"]), seen
     place = seen["gap_place"]
     assert seen["goto_answer"] == {"shown": True}, seen
     assert seen["cursor"] == [place["line"] + 1, place["character"]], seen
