@@ -117,9 +117,16 @@ final class FilteredExplorerTests: XCTestCase {
             ("as Black", ExplorerFilter(player: player, color: .black), { $0.tag("Black") == player }),
             ("ratings (whole columns)", ExplorerFilter(minElo: 1500, maxElo: 1800), { average($0, 1500...1800) }),
             (
-                "blitz at ratings (whole columns)", ExplorerFilter(minElo: 1400, speed: .blitz),
+                "blitz at ratings (whole columns, every time control)", ExplorerFilter(minElo: 1400, speed: .blitz),
                 {
                     average($0, 1400...99_999) && ExplorerFilter.speed(timeControl: $0.tag("TimeControl")) == .blitz
+                }
+            ),
+            (
+                "bullet at 1800-1900 (time controls looked up for the rated games)",
+                ExplorerFilter(minElo: 1800, maxElo: 1900, speed: .bullet),
+                {
+                    average($0, 1800...1900) && ExplorerFilter.speed(timeControl: $0.tag("TimeControl")) == .bullet
                 }
             ),
             (
