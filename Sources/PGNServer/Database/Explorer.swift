@@ -95,6 +95,8 @@ final class ExplorerCenter: Sendable {
         /// Each database's games as the filter keeps them, counted (`FilteredExplorer`), for the
         /// file as it was.
         var filtered: [String: (signature: FileSignature, filter: ExplorerFilter, explorer: FilteredExplorer)] = [:]
+        /// How many times a filter's games were counted.
+        var filterCounts = 0
         /// Own databases whose index is being built.
         var building: Set<String> = []
         /// Builds that failed, by path, for the file as it was: tried again once it changes.
@@ -112,6 +114,8 @@ final class ExplorerCenter: Sendable {
     let log = Locked<(@Sendable (MessageType, String) -> Void)?>(nil)
     /// Which games the answers count (`explorer.*` settings).
     let filter = Locked(ExplorerFilter())
+    /// Held while a filter's games are counted (`filtered`): one count at a time.
+    private let counting = NSLock()
 
     /// Runs `body` off the concurrency pool, on the explorer's queue.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -226,6 +230,39 @@ final class ExplorerCenter: Sendable {
     /// Whether an index build is running for `path`.
     func isBuilding(_ path: String) -> Bool { state.withLock { $0.building.contains(path) } }
 
+    /// The database's games as `filter` keeps them, counted once per file and filter: a request
+    /// that needs them while they are being counted waits for that count.
+    private func filtered(
+        _ database: GameDatabase, at path: String, _ signature: FileSignature, _ filter: ExplorerFilter
+    ) throws -> FilteredExplorer {
+        func kept() -> FilteredExplorer? {
+            state.withLock { state in
+                state.filtered[path].flatMap { $0.signature == signature && $0.filter == filter ? $0.explorer : nil }
+            }
+        }
+        if let explorer = kept() { return explorer }
+        counting.lock()
+        defer { counting.unlock() }
+        if let explorer = kept() { return explorer }
+        let explorer = try database.filteredExplorer(filter)
+        state.withLock {
+            $0.filtered[path] = (signature, filter, explorer)
+            $0.filterCounts += 1
+        }
+        return explorer
+    }
+
+    /// How many times a filter's games were counted, in all databases.
+    var filterCounts: Int { state.withLock { $0.filterCounts } }
+
+    /// Counts the games the filter keeps in each database of `sources` beside the requests, so
+    /// that the first answer after the filter changed need not wait for it.
+    func countFilteredGames(in sources: [ExplorerSource]) {
+        for source in sources {
+            Self.reads.async { _ = self.answer(source, .startingPosition, line: [], best: false) }
+        }
+    }
+
     /// What one database knows of a position; nil when no file is there.
     private func answer(
         _ source: ExplorerSource, _ position: Position, line: [Position], best wantsBest: Bool
@@ -239,15 +276,7 @@ final class ExplorerCenter: Sendable {
             var cached = state.withLock { $0.answers[key] }
             do {
                 if cached == nil, !filter.isEmpty {
-                    let kept = state.withLock { state in
-                        state.filtered[source.path].flatMap {
-                            $0.signature == signature && $0.filter == filter ? $0 : nil
-                        }
-                    }
-                    let explorer = try kept?.explorer ?? database.filteredExplorer(filter)
-                    if kept == nil {
-                        state.withLock { $0.filtered[source.path] = (signature, filter, explorer) }
-                    }
+                    let explorer = try filtered(database, at: source.path, signature, filter)
                     cached = Cached(answer: try explorer.explore(position, line: line), best: nil)
                 }
                 if cached == nil { cached = Cached(answer: try database.explore(position, line: line), best: nil) }
@@ -427,6 +456,15 @@ extension PGNLanguageServer {
         }
         let warnings = apply(["explorer": .object(section)], source: "pgn.setExplorerFilter", log: false)
         if let warning = warnings.first { throw ResponseError(.invalidParams, warning) }
+        if !currentSettings.explorerFilter.isEmpty {
+            var sources: [ExplorerSource] = []
+            for uri in context.documents.uris {
+                for source in explorerSources(for: uri, context) where !sources.contains(source) {
+                    sources.append(source)
+                }
+            }
+            explorer.countFilteredGames(in: sources)
+        }
         await republish(context.documents.uris, of: context.documents, context.session)
         let words = currentSettings.explorerFilter.words
         return ["filter": .string(words.isEmpty ? "every game" : words)]
