@@ -87,7 +87,7 @@ public struct ExplorerFilter: Sendable, Hashable {
 /// counts) and counted at the rows they pass, with the best-rated game of each, as the tree has
 /// them. A position no two games of the file reach is found as the unfiltered explorer finds
 /// it, and kept when its game is. Made once per filter, whatever the number of games kept
-/// (memory: about 50 bytes a row of the tree while counting, 40 a row kept), then each answer
+/// (memory: about 70 bytes a row of the tree while counting, 40 a row kept), then each answer
 /// is a lookup.
 public final class FilteredExplorer: Sendable {
     struct Row: Sendable, TreeRowCounts {
@@ -145,7 +145,8 @@ public final class FilteredExplorer: Sendable {
 
 /// The games a filter keeps, told game by game (`payload`): looked up one by one when an
 /// indexed condition (a player, dates) leaves few, else from whole columns read through their
-/// indexes (results and ratings; a speed reads `TimeControl` from every row).
+/// indexes (results and ratings; `TimeControl`, which has none, for the games the ratings keep
+/// when they are few, else from every row).
 struct KeptGames: Sendable {
     /// Set on the payload of a kept game (`GameResults.pack` holds 19 bits).
     static let keptBit: UInt32 = 1 << 31
