@@ -370,6 +370,16 @@ extension PGNLanguageServer {
                 s.reviewDiagnostics,
             ]
         }
-        if shown(before) != shown(after) { Task { await republishAll(context) } }
+        // The repertoire's gaps and conflicts come from its settings, the explorer's filter and the databases.
+        let repertoire = { (s: Settings) in
+            "\(s.repertoireGaps) \(s.repertoireDepth) \(s.repertoireMinShare) \(s.repertoireMinGames) \(s.repertoireWhite) "
+                + "\(s.repertoireBlack) \(s.explorerFilter) \(s.databasePath) \(s.databaseReferences)"
+        }
+        if before.explorerFilter != after.explorerFilter, !after.explorerFilter.isEmpty {
+            countFilteredGames(for: context.documents.uris, context.session)
+        }
+        if shown(before) != shown(after) || repertoire(before) != repertoire(after) {
+            Task { await republishAll(context) }
+        }
     }
 }

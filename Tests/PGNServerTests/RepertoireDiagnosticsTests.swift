@@ -324,4 +324,36 @@ final class RepertoireDiagnosticsTests: XCTestCase {
                 conflict["relatedInformation"]?.arrayValue?.first?["location"]?["range"]?["start"]?["line"], 3)
         }
     }
+
+    /// The gaps follow the settings and the explorer's filter when they change without an edit.
+    func testTheGapsFollowTheSettingsAndTheFilter() async throws {
+        try await withExplorer(settings: Self.settings, prepare: Self.prepare) { client, folder in
+            let uri = client.openMine(folder, Self.repertoire)
+            func gaps() async throws -> [String] {
+                try await diagnostics(client, uri).filter { $0["code"] == "repertoire-gap" }.compactMap {
+                    $0["message"]?.stringValue
+                }
+            }
+            let first = try await gaps()
+            XCTAssertEqual(first.count, 4, "\(first)")
+            // Only replies of 4 games or more now: 1... c5 (4) and 3... a6 (3 of 5 is not 4).
+            client.notify(
+                "workspace/didChangeConfiguration",
+                ["settings": ["pgn": ["repertoire": ["minGames": 4, "minShare": 5]]]])
+            let fewer = try await gaps()
+            XCTAssertEqual(fewer, ["1... c5: 33% of 12 games — not prepared; most played answer: Nf3"])
+            // B1's four games: 1... c5 in one of the four after 1. e4, no 2... d5 at all.
+            client.notify(
+                "workspace/didChangeConfiguration",
+                ["settings": ["pgn": ["repertoire": ["minGames": 1, "minShare": 5], "explorer": ["player": "B1"]]]])
+            let theirs = try await gaps()
+            XCTAssertEqual(
+                theirs,
+                [
+                    "1... c5: 25% of 4 games — not prepared; most played answer: Nf3",
+                    "2... d6: 50% of 2 games — not prepared; most played answer: d4",
+                    "3... a6: 50% of 2 games — not prepared",
+                ])
+        }
+    }
 }

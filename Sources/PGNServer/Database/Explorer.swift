@@ -439,6 +439,15 @@ extension PGNLanguageServer {
 }
 
 extension PGNLanguageServer {
+    /// Starts counting the games the explorer's filter keeps in the databases of `uris`.
+    func countFilteredGames(for uris: [DocumentURI], _ session: Session) {
+        var sources: [ExplorerSource] = []
+        for uri in uris {
+            for source in explorerSources(for: uri, session) where !sources.contains(source) { sources.append(source) }
+        }
+        explorer.countFilteredGames(in: sources)
+    }
+
     /// `pgn.setExplorerFilter`: the `explorer.*` settings from the editor, for the session (the
     /// next change of the settings sets them again); the diagnostics follow (repertoire gaps).
     func setExplorerFilter(_ arguments: [JSONValue], _ context: RequestContext) async throws -> JSONValue {
@@ -456,15 +465,7 @@ extension PGNLanguageServer {
         }
         let warnings = apply(["explorer": .object(section)], source: "pgn.setExplorerFilter", log: false)
         if let warning = warnings.first { throw ResponseError(.invalidParams, warning) }
-        if !currentSettings.explorerFilter.isEmpty {
-            var sources: [ExplorerSource] = []
-            for uri in context.documents.uris {
-                for source in explorerSources(for: uri, context) where !sources.contains(source) {
-                    sources.append(source)
-                }
-            }
-            explorer.countFilteredGames(in: sources)
-        }
+        if !currentSettings.explorerFilter.isEmpty { countFilteredGames(for: context.documents.uris, context.session) }
         await republish(context.documents.uris, of: context.documents, context.session)
         let words = currentSettings.explorerFilter.words
         return ["filter": .string(words.isEmpty ? "every game" : words)]
