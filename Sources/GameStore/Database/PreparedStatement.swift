@@ -88,6 +88,16 @@ struct PreparedStatement {
     @inline(__always) func reset() { sqlite3_reset(handle) }
 
     @inline(__always) func int64(column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// The column's integer, nil when it is NULL.
+    @inline(__always) func integer(column: Int32) -> Int? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(handle, column))
+    }
+
+    /// The column's text, nil when it is NULL.
+    @inline(__always) func text(column: Int32) -> String? {
+        sqlite3_column_text(handle, column).map { String(cString: $0) }
+    }
 }
 
 /// Texts bound without a copy each (SQLite would allocate one per text per statement): the

@@ -1,5 +1,4 @@
 import GRDB
-import GRDBSQLite
 
 /// The games a filter keeps, told game by game (`payload`): looked up one by one when an
 /// indexed condition (a player, dates) leaves few, else from whole columns read through their
@@ -76,10 +75,10 @@ struct KeptGames: Sendable {
                 statement.bind(1, id)
                 defer { statement.reset() }
                 guard try statement.step() else { continue }
-                let row = statement.handle
                 let payload = KeptGames.payload(
-                    filter, result: KeptGames.text(row, 0), white: KeptGames.integer(row, 1),
-                    black: KeptGames.integer(row, 2), speed: ExplorerFilter.speed(timeControl: KeptGames.text(row, 3)))
+                    filter, result: statement.text(column: 0), white: statement.integer(column: 1),
+                    black: statement.integer(column: 2),
+                    speed: ExplorerFilter.speed(timeControl: statement.text(column: 3)))
                 if let payload {
                     looked[id] = payload
                     ids.append(id)
@@ -95,28 +94,28 @@ struct KeptGames: Sendable {
             self.candidates = candidates
         }
         // Whole columns, each through its index when the file has it.
-        func column(_ sql: String, into target: inout GameTable, _ value: (OpaquePointer?) -> UInt32) throws {
+        func column(_ sql: String, into target: inout GameTable, _ value: (PreparedStatement) -> UInt32) throws {
             let statement = try PreparedStatement(db, sql)
-            while try statement.step() { target[statement.int64(column: 0)] = value(statement.handle) }
+            while try statement.step() { target[statement.int64(column: 0)] = value(statement) }
         }
         results = table()
         try column("SELECT ID, Result FROM Games WHERE Result IS NOT NULL", into: &results) {
-            GameOutcome(result: KeptGames.text($0, 1)).code
+            GameOutcome(result: $0.text(column: 1)).code
         }
         whiteElo = table()
         try column("SELECT ID, WhiteElo FROM Games WHERE WhiteElo > 0", into: &whiteElo) {
-            UInt32(clamping: sqlite3_column_int64($0, 1))
+            UInt32(clamping: $0.int64(column: 1))
         }
         blackElo = table()
         try column("SELECT ID, BlackElo FROM Games WHERE BlackElo > 0", into: &blackElo) {
-            UInt32(clamping: sqlite3_column_int64($0, 1))
+            UInt32(clamping: $0.int64(column: 1))
         }
         if filter.speed != nil {
             // `TimeControl` has no index: read for the games the ratings keep when they are
             // fewer than a quarter (a row looked up costs about as much as four read in order),
             // else from every row.
-            func code(_ row: OpaquePointer?, _ column: Int32) -> UInt32 {
-                ExplorerFilter.speed(timeControl: KeptGames.text(row, column)).map {
+            func code(_ row: PreparedStatement, _ column: Int32) -> UInt32 {
+                ExplorerFilter.speed(timeControl: row.text(column: column)).map {
                     UInt32(ExplorerFilter.Speed.allCases.firstIndex(of: $0)! + 1)
                 } ?? 0
             }
@@ -137,7 +136,7 @@ struct KeptGames: Sendable {
                 for id in rated {
                     statement.bind(1, id)
                     defer { statement.reset() }
-                    if try statement.step() { speeds[id] = code(statement.handle, 0) }
+                    if try statement.step() { speeds[id] = code(statement, 0) }
                 }
             } else {
                 try column("SELECT ID, \(timeControl) FROM Games", into: &speeds) { code($0, 1) }
@@ -189,13 +188,5 @@ struct KeptGames: Sendable {
         guard ratingsKeep(filter, white: white, black: black) else { return nil }
         if let wanted = filter.speed, speed != wanted { return nil }
         return GameResults.pack(outcome, PositionIndex.rating(white: white, black: black)) | keptBit
-    }
-
-    static func text(_ row: OpaquePointer?, _ column: Int32) -> String? {
-        sqlite3_column_text(row, column).map { String(cString: $0) }
-    }
-
-    static func integer(_ row: OpaquePointer?, _ column: Int32) -> Int? {
-        sqlite3_column_type(row, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(row, column))
     }
 }

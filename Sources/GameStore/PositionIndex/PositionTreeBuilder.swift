@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import GRDBSQLite
 
 /// Builds `PositionTree` and `PositionSingles` from `PositionMoves` and the games' results and
 /// ratings, in memory bounded whatever the number of games.
@@ -253,15 +252,10 @@ struct GameResults {
         table = GameTable(low: bounds?[0] ?? 0, high: bounds?[1] ?? -1, count: games ?? bounds?[2] ?? 0)
         let statement = try PreparedStatement(db, "SELECT ID, Result, WhiteElo, BlackElo FROM Games")
         while try statement.step() {
-            let id = statement.int64(column: 0)
-            var result: String?
-            if let text = sqlite3_column_text(statement.handle, 1) { result = String(cString: text) }
-            func elo(_ column: Int32) -> Int? {
-                sqlite3_column_type(statement.handle, column) == SQLITE_NULL
-                    ? nil : Int(sqlite3_column_int64(statement.handle, column))
-            }
-            let rating = PositionIndex.rating(white: elo(2), black: elo(3))
-            table[id] = GameResults.pack(GameOutcome(result: result), rating)
+            let rating = PositionIndex.rating(
+                white: statement.integer(column: 2), black: statement.integer(column: 3))
+            table[statement.int64(column: 0)] = GameResults.pack(
+                GameOutcome(result: statement.text(column: 1)), rating)
         }
     }
 
