@@ -79,6 +79,31 @@ local function results(responses)
   return list
 end
 
+-- The buffer's diagnostics of one code, as the tests compare them.
+local function diagnostics_with(bufnr, code)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == code then
+      table.insert(found, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
+    end
+  end
+  return found
+end
+
+-- The code actions at a place of the buffer, with no diagnostics in the context.
+local function actions_at(bufnr, line, character)
+  local here = { line = line, character = character }
+  return results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, range = { start = here, ["end"] = here },
+      context = { diagnostics = {} } }, 5000))[1] or {}
+end
+
+-- The buffer's code lenses, as vim.lsp.codelens asks for them.
+local function lenses_of(bufnr)
+  return results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens",
+    { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, 5000))[1] or {}
+end
+
 """
 
 # What the default run does and records.
@@ -448,19 +473,9 @@ REPERTOIRE_RUN = r"""
 local function run()
   local bufnr = open("repertoire.pgn")
   out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
-  out.gaps = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    if d.code == "repertoire-gap" then
-      table.insert(out.gaps, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
-    end
-  end
+  out.gaps = diagnostics_with(bufnr, "repertoire-gap")
   table.sort(out.gaps, function(a, b) return a.col < b.col end)
-  local uri = vim.uri_from_bufnr(bufnr)
-  local here = { line = 3, character = 3 }
-  local actions = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction",
-    { textDocument = { uri = uri }, range = { start = here, ["end"] = here }, context = { diagnostics = {} } },
-    5000))[1] or {}
-  for _, action in ipairs(actions) do
+  for _, action in ipairs(actions_at(bufnr, 3, 3)) do
     -- The fix with the databases' answer (the engine's runs a command).
     if out.fix_title == nil and action.edit and action.title and action.title:find("^Prepare") then
       out.fix_title = action.title
@@ -470,9 +485,7 @@ local function run()
   out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
   -- The code lenses above the repertoire game, as vim.lsp.codelens asks for them.
   out.lenses = {}
-  local lenses = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens",
-    { textDocument = { uri = uri } }, 5000))[1] or {}
-  for _, lens in ipairs(lenses) do
+  for _, lens in ipairs(lenses_of(bufnr)) do
     if lens.command and lens.command.command:find("Repertoire") then table.insert(out.lenses, lens.command.title) end
   end
 
@@ -533,20 +546,8 @@ ACTIONS_RUN = r"""
 local function run()
   local bufnr = open("repertoire.pgn")
   out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
-  out.hints = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    if d.code == "repertoire-transposition" then
-      table.insert(out.hints, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
-    end
-  end
+  out.hints = diagnostics_with(bufnr, "repertoire-transposition")
   vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
-  local uri = vim.uri_from_bufnr(bufnr)
-  local function actions_at(buf, line, character)
-    local here = { line = line, character = character }
-    return results(vim.lsp.buf_request_sync(buf, "textDocument/codeAction",
-      { textDocument = { uri = vim.uri_from_bufnr(buf) }, range = { start = here, ["end"] = here },
-        context = { diagnostics = {} } }, 5000))[1] or {}
-  end
   for _, action in ipairs(actions_at(bufnr, 3, 3)) do
     if action.command and action.title:find("engine", 1, true) then
       out.engine_title = action.title
@@ -557,9 +558,7 @@ local function run()
   out.line = vim.api.nvim_buf_get_lines(bufnr, 3, 4, false)[1]
   -- The lens's command as vim.lsp.codelens.run runs it, the cursor elsewhere.
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
-  local lenses = results(vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens",
-    { textDocument = { uri = uri } }, 5000))[1] or {}
-  for _, lens in ipairs(lenses) do
+  for _, lens in ipairs(lenses_of(bufnr)) do
     if lens.command and lens.command.command == "pgn.goToRepertoireGap" then
       out.gap_title = lens.command.title
       out.gap_place = lens.command.arguments[2]
