@@ -88,6 +88,17 @@ extension Position {
         return counter.count
     }
 
+    /// Whether the side to move has a legal move: the king's steps are tried first, as
+    /// they decide most positions in check, and the other pieces only when the king has none.
+    public var hasLegalMove: Bool {
+        guard let king = kingSquare(turn) else { return false }
+        var counter = MoveCounter()
+        generateLegalMoves(into: &counter, from: king.bitboard, to: .all)
+        if counter.count > 0 { return true }
+        generateLegalMoves(into: &counter, from: pieces(turn) ^ king.bitboard, to: .all)
+        return counter.count > 0
+    }
+
     /// Whether `move` is legal here.
     public func isLegal(_ move: Move) -> Bool {
         legalMoves.contains(move)

@@ -26,6 +26,24 @@ extension Position {
         return try playAnySAN(text)
     }
 
+    /// A move read by `readSAN`, and whether it gives check.
+    public typealias SANRead = (SANMove, givesCheck: Bool)
+
+    /// `playSAN` in place, with whether the move gives check: a replay that passes it back as
+    /// `inCheck` for the next move spares testing whether each candidate piece may leave its
+    /// square. The position is unchanged when the text is not a legal move.
+    public mutating func readSAN(bytes: UnsafeBufferPointer<UInt8>, inCheck: Bool?) throws(SANError) -> SANRead {
+        guard let text = SANSyntax(bytes) else { throw .syntax }
+        if let move = plainMove(text, inCheck: inCheck) {
+            play(move)
+            let (leniency, check) = checkLeniency(text.check)
+            return (SANMove(move: move, leniency: leniency), check)
+        }
+        let (read, after) = try playAnySAN(text)
+        self = after
+        return (read, isCheck)
+    }
+
     /// `playSAN` in place, for readers that need the move and the position after, not how the
     /// move was written: the same move, found without checking the text's check sign. The
     /// position is unchanged when the text is not a legal move.
@@ -274,9 +292,17 @@ extension Position {
     }
 
     private func checkLeniency(_ after: Position, _ written: SANSyntax.Check) -> SANLeniency {
-        let actual: SANSyntax.Check = after.isCheck ? (after.legalMoveCount == 0 ? .mate : .check) : .none
-        if actual == written { return [] }
-        return written == .none ? .missingCheck : .wrongCheck
+        after.checkLeniency(written).leniency
+    }
+
+    /// How a check sign written after the move that led here fits this position, and whether
+    /// the side to move is in check.
+    @inline(__always)
+    private func checkLeniency(_ written: SANSyntax.Check) -> (leniency: SANLeniency, inCheck: Bool) {
+        let inCheck = isCheck
+        let actual: SANSyntax.Check = inCheck ? (hasLegalMove ? .check : .mate) : .none
+        if actual == written { return ([], inCheck) }
+        return (written == .none ? .missingCheck : .wrongCheck, inCheck)
     }
 
     private func castlingProblem(kingside: Bool) -> IllegalMoveReason {

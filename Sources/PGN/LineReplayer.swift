@@ -19,6 +19,9 @@ public struct LineReplayer: Sendable {
         public var isPlayable: Bool
         /// Plies played in the game up to `position` (0 at the start position).
         public var ply: Int
+        /// Whether the side to move is in check at `position`, once a move of this line has
+        /// told it.
+        var inCheck: Bool? = nil
     }
 
     public enum Outcome: Sendable {
@@ -68,19 +71,18 @@ public struct LineReplayer: Sendable {
             lines[top].beforeLastMove = nil
             return .skipped
         }
-        let before = lines[top].position
+        // Played in place: the line's position is left as it was when the move fails.
+        lines[top].beforeLastMove = lines[top].position
         do {
-            let (read, after) = try before.playSAN(bytes: san)
-            lines[top].beforeLastMove = before
-            lines[top].position = after
+            let (read, givesCheck) = try lines[top].position.readSAN(bytes: san, inCheck: lines[top].inCheck)
+            lines[top].inCheck = givesCheck
             lines[top].ply += 1
             return .played(PlayedMove(move: read.move, leniency: read.leniency, ply: lines[top].ply, depth: top))
         } catch {
             // The line stops here, but a variation right after this move is an alternative to
             // it and starts from the same position.
             lines[top].isPlayable = false
-            lines[top].beforeLastMove = before
-            return .failed(error, before: before)
+            return .failed(error, before: lines[top].position)
         }
     }
 

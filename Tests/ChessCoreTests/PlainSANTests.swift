@@ -64,7 +64,11 @@ final class PlainSANTests: XCTestCase {
         var canonicalPlain = 0
         var compared = 0
         var plainCastles = 0
+        var readInPlace = 0
+        var withoutMoves = 0
         for position in all {
+            XCTAssertEqual(position.hasLegalMove, position.legalMoveCount > 0, position.fen)
+            if !position.hasLegalMove { withoutMoves += 1 }
             // Castling on both sides, legal or not, beside the spellings of each legal move.
             let texts = ["O-O", "O-O-O"] + position.legalMoves.flatMap { Self.spellings(of: $0, in: position) }
             let canonical = Set(position.legalMoves.map { position.san($0) })
@@ -84,6 +88,23 @@ final class PlainSANTests: XCTestCase {
                         general = .failure(error)
                     }
                     compared += 1
+                    // Read in place as a replay reads, told whether the side to move is in
+                    // check: the same move and leniency, the same position after, and whether
+                    // the move gives check; a text that is no move leaves the position alone.
+                    for told in compared % 4 == 0 ? [nil, position.isCheck] : [position.isCheck] {
+                        var inPlace = position
+                        do throws(SANError) {
+                            let (read, givesCheck) = try inPlace.readSAN(bytes: buffer, inCheck: told)
+                            let (expected, after) = try general.get()
+                            XCTAssertEqual(read, expected, "\(position.fen) \(text)")
+                            XCTAssertEqual(inPlace, after, "\(position.fen) \(text)")
+                            XCTAssertEqual(givesCheck, after.isCheck, "\(position.fen) \(text)")
+                            readInPlace += 1
+                        } catch {
+                            XCTAssertEqual(inPlace, position, "\(position.fen) \(text)")
+                            if case .success = general { XCTFail("\(position.fen) \(text): read in place, \(error)") }
+                        }
+                    }
                     // Told whether the side to move is in check, it finds the same move.
                     XCTAssertEqual(
                         position.plainMove(san, inCheck: position.isCheck), position.plainMove(san), text)
@@ -107,6 +128,8 @@ final class PlainSANTests: XCTestCase {
         XCTAssertGreaterThan(commonTexts, 10_000)
         XCTAssertGreaterThan(canonicalPlain, 5_000)
         XCTAssertGreaterThan(plainCastles, 100)
+        XCTAssertGreaterThan(readInPlace, 50_000)
+        XCTAssertGreaterThan(withoutMoves, 0, "mates or stalemates among the positions")
     }
 
     func testCanonicalSANOfOrdinaryMovesIsReadThePlainWay() throws {
