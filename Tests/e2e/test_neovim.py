@@ -61,6 +61,11 @@ local function open(name)
   return vim.api.nvim_get_current_buf()
 end
 
+-- Waits until the server is attached to the buffer (up to 5 s).
+local function wait_client(bufnr)
+  return vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+end
+
 local function wait_diagnostics(bufnr, code)
   return vim.wait(10000, function()
     for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -170,7 +175,7 @@ local function run()
 
   -- (c) inlay hints of the clean sample, from the same client
   bufnr = open("sample.pgn")
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   out.clients = #(vim.lsp.get_clients or vim.lsp.get_active_clients)()
   local last = vim.api.nvim_buf_line_count(bufnr)
   out.inlay_hints = results(vim.lsp.buf_request_sync(bufnr, "textDocument/inlayHint",
@@ -180,7 +185,7 @@ local function run()
   -- (d) hover on a move whose comment marks squares and draws arrows (2. Nf3, line 8, character 12):
   -- Neovim shows no images, so the board is text, with the marks listed under it.
   bufnr = open("marks.pgn")
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   out.marks_hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
     { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 8, character = 12 } }, 5000))
 
@@ -201,7 +206,7 @@ local function run()
   -- workspace file that is not open, is left alone, and a message says so.
   bufnr = open("club.pgn")
   wait_diagnostics(bufnr, nil)
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   vim.api.nvim_win_set_cursor(0, { 2, 10 })
   vim.lsp.buf.rename("Carlsen, Magnus Øen")
   vim.wait(10000, function() return vim.api.nvim_buf_get_lines(bufnr, 1, 2, false)[1]:find("Øen") ~= nil end, 20)
@@ -318,7 +323,7 @@ EXPLORER_RUN = r"""
 local function run()
   local bufnr = open("mine.pgn")
   wait_diagnostics(bufnr, nil)
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   local uri = vim.uri_from_bufnr(bufnr)
   out.hover = results(vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
     { textDocument = { uri = uri }, position = { line = 3, character = 3 } }, 5000))
@@ -407,7 +412,7 @@ FILTER_RUN = r"""
 local function run()
   local bufnr = open("mine.pgn")
   wait_diagnostics(bufnr, nil)
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   local function said(text)
     return vim.wait(5000, function()
       for _, n in ipairs(out.notifications) do if n.message:find(text, 1, true) then return true end end
@@ -547,7 +552,7 @@ local function run()
   local bufnr = open("repertoire.pgn")
   out.gaps_arrived = wait_diagnostics(bufnr, "repertoire-gap")
   out.hints = diagnostics_with(bufnr, "repertoire-transposition")
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   for _, action in ipairs(actions_at(bufnr, 3, 3)) do
     if action.command and action.title:find("engine", 1, true) then
       out.engine_title = action.title
@@ -619,7 +624,7 @@ CHECK_RUN = r"""
 local function run()
   local bufnr = open("checked.pgn")
   out.conflict_arrived = wait_diagnostics(bufnr, "repertoire-conflict")
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   local uri = vim.uri_from_bufnr(bufnr)
   out.answer = results(vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand",
     { command = "pgn.reviewRepertoire", arguments = { uri } }, 60000))[1]
@@ -657,7 +662,7 @@ COMPLETION_RUN = r"""
 local function run()
   local bufnr = open("complete.pgn")
   wait_diagnostics(bufnr, nil)
-  vim.wait(5000, function() return require("pgn_lsp").client(bufnr) ~= nil end, 20)
+  wait_client(bufnr)
   out.omnifunc = vim.bo[bufnr].omnifunc
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A<C-x><C-o>", true, false, true), "n", false)
