@@ -76,7 +76,8 @@ struct KeptGames: Sendable {
                 defer { statement.reset() }
                 guard try statement.step() else { continue }
                 let payload = KeptGames.payload(
-                    filter, result: statement.text(column: 0), white: statement.integer(column: 1),
+                    filter, outcome: GameOutcome(result: statement.text(column: 0)),
+                    white: statement.integer(column: 1),
                     black: statement.integer(column: 2),
                     speed: ExplorerFilter.speed(timeControl: statement.text(column: 3)))
                 if let payload {
@@ -174,14 +175,6 @@ struct KeptGames: Sendable {
     }
 
     /// The payload of a game with these values, nil when the filter's ratings or speed leave it out.
-    static func payload(
-        _ filter: ExplorerFilter, result: String?, white: Int?, black: Int?, speed: ExplorerFilter.Speed?
-    )
-        -> UInt32?
-    {
-        payload(filter, outcome: GameOutcome(result: result), white: white, black: black, speed: speed)
-    }
-
     static func payload(
         _ filter: ExplorerFilter, outcome: GameOutcome, white: Int?, black: Int?, speed: ExplorerFilter.Speed?
     ) -> UInt32? {
