@@ -133,8 +133,7 @@ extension GameDatabase {
                     for game in 0..<chunk.games {
                         let payload = chunk.payloads[game]
                         let id = chunk.ids[game]
-                        let outcome = GameOutcome(code: payload)
-                        let elo = Int32((payload & ~KeptGames.keptBit) >> 2) - 1
+                        let (outcome, elo) = GameResults.unpack(payload & ~KeptGames.keptBit)
                         let keys = chunk.keys(of: game)
                         for ply in 0..<min(chunk.counts[game], PositionIndex.treeDepth + 1) {
                             probes[ply] = tree.firstSlot(keys[ply])

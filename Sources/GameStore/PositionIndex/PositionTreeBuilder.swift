@@ -266,10 +266,12 @@ struct GameResults {
         outcome.code | UInt32(max(0, min(100_000, (rating ?? -1) + 1))) << 2
     }
 
-    subscript(id: Int64) -> (GameOutcome, Int32) {
-        let packed = table[id]
-        return (GameOutcome(code: packed), Int32(packed >> 2) - 1)
+    /// The outcome and rating (-1 without) of a `pack`ed value.
+    @inline(__always) static func unpack(_ packed: UInt32) -> (GameOutcome, Int32) {
+        (GameOutcome(code: packed), Int32(packed >> 2) - 1)
     }
+
+    subscript(id: Int64) -> (GameOutcome, Int32) { GameResults.unpack(table[id]) }
 
     /// The games ranked as the tree chooses its best game: the best-rated first, then by ID.
     func ranked() throws -> GameRanks {
