@@ -97,6 +97,16 @@ DRIVER = r"""
                                      (flymake-diagnostics)))
                  seconds))
 
+(defun pgn-test-hover-here ()
+  "The hover at point, asked through eglot's ElDoc function as ElDoc asks after a cursor move.
+Also what lets Emacs 28 read messages still waiting: its jsonrpc (1.0.14) handles each message
+inside the process filter, and the answer to a request Emacs waits for (formatting,
+references) leaves the filter at once, so messages read together with it (diagnostics, ElDoc's
+answers) wait until the server writes again. In an editor that is at the next cursor move."
+  (let (hover)
+    (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover (or info ""))))
+    (pgn-test-wait (lambda () hover) 15)))
+
 (defun pgn-test-goto (line text)
   "Put point on the first TEXT of LINE (1-based)."
   (goto-char (point-min))
@@ -127,9 +137,7 @@ DRIVER = r"""
     ;; (b) hover on 1. e4 through eglot's ElDoc function, as ElDoc calls it
     (pgn-test-goto 9 "e4")
     (pgn-test-put 'hover_word (buffer-substring (point) (+ (point) 2)))
-    (let (hover)
-      (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover (or info ""))))
-      (pgn-test-put 'hover (pgn-test-wait (lambda () hover) 15))))
+    (pgn-test-put 'hover (pgn-test-hover-here)))
 
   ;; The settings: the server's inlay hints show NAGs and clocks, not evaluations (eglot 1.9 shows
   ;; no inlay hints itself: ask on eglot's connection).
@@ -163,6 +171,8 @@ DRIVER = r"""
     (eglot-format-buffer)
     (pgn-test-put 'fixed_text_after_format (buffer-substring-no-properties (point-min) (point-max)))
     (save-buffer)  ; C-x C-s: didSave
+    (pgn-test-goto 9 "Nf6")
+    (pgn-test-put 'hover_after_fix (pgn-test-hover-here))
     (pgn-test-put 'fixed_diagnostic_gone
                   (pgn-test-wait (lambda () (not (pgn-test-wait-diagnostic "non-canonical-san" 0))))))
 
@@ -184,7 +194,9 @@ DRIVER = r"""
                                `((summary . ,(substring-no-properties (xref-item-summary item)))
                                  (file . ,(xref-location-group location))
                                  (line . ,(xref-location-line location)))))
-                           (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot))))))
+                           (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot)))))
+    ;; The user reads the list and moves on: what came with the references is read.
+    (pgn-test-put 'hover_after_references (pgn-test-hover-here)))
 
   (pgn-test-put 'servers (hash-table-count eglot--servers-by-project))
   (let ((server (with-current-buffer (get-file-buffer (expand-file-name "mistakes.pgn" pgn-test-dir))
@@ -389,6 +401,7 @@ def test_quick_fix_through_the_code_action_menu(emacs):
     assert seen["fixed_line"] == "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 *"
     # The server saw the edit: nothing to format, and the diagnostic went away.
     assert seen["fixed_text_after_format"] == FIXABLE.replace("0-0", "O-O")
+    assert "Nf6" in seen["hover_after_fix"], seen["hover_after_fix"]
     assert seen["fixed_diagnostic_gone"]
     assert sent(emacs, "client", "textDocument/didChange")
     assert (emacs["work"] / "fixable.pgn").read_text() == FIXABLE.replace("0-0", "O-O")
@@ -440,6 +453,7 @@ def test_no_errors_in_the_exchange(emacs):
 
 def test_xref_lists_the_games_that_reach_the_position(emacs):
     references = emacs["seen"]["references"]
+    assert "Nc6" in emacs["seen"]["hover_after_references"], emacs["seen"]["hover_after_references"]
     mine = str(emacs["work"] / "mine.pgn")
     assert [(r["line"], r["summary"]) for r in references if r["file"] == mine] == [(4, MINE.split("\n")[3])]
     # The database's games read as lichess's explorer lists them, each at the move that reaches
