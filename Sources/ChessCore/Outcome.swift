@@ -9,10 +9,10 @@ public enum Termination: Sendable, Hashable {
 
 extension Position {
     /// The side to move is checkmated.
-    public var isCheckmate: Bool { isCheck && legalMoveCount == 0 }
+    public var isCheckmate: Bool { isCheck && !hasLegalMove }
 
     /// The side to move has no legal move and is not in check.
-    public var isStalemate: Bool { !isCheck && legalMoveCount == 0 }
+    public var isStalemate: Bool { !isCheck && !hasLegalMove }
 
     /// Whether `color` can no longer checkmate by any series of legal moves, judged by
     /// material: a lone king; king and one knight against nothing that could block its
@@ -43,7 +43,7 @@ extension Position {
 
     /// The end of the game that the position alone decides (not repetition).
     public var termination: Termination? {
-        if legalMoveCount == 0 { return isCheck ? .checkmate(winner: turn.opponent) : .stalemate }
+        if !hasLegalMove { return isCheck ? .checkmate(winner: turn.opponent) : .stalemate }
         if isInsufficientMaterial { return .insufficientMaterial }
         if halfmoveClock >= 150 { return .seventyFiveMoves }
         return nil

@@ -4,7 +4,7 @@ extension Position {
     public func san(_ move: Move) -> String {
         var text = sanWithoutSuffix(move)
         let after = playing(move)
-        if after.isCheck { text += after.legalMoveCount == 0 ? "#" : "+" }
+        if after.isCheck { text += after.hasLegalMove ? "+" : "#" }
         return text
     }
 
